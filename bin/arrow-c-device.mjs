@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+// The arrow-c-device command; the code is in dist/cli.mjs (built from ts/cli.ts).
+import { existsSync } from 'node:fs';
+
+const cli = new URL('../dist/cli.mjs', import.meta.url);
+if (!existsSync(cli)) {
+  console.error('arrow-c-device: dist/ is not built yet: run `npm run build` (or `npm start`) in the package folder');
+  process.exit(2);
+}
+const { main } = await import(cli.href);
+process.exitCode = await main(process.argv.slice(2));

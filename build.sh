@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Builds everything: the struct layout tables (from emcc and the native C
+# compiler), the wasm core, the type declarations and dist/.
+#   ./build.sh            all of it
+#   ./build.sh core       layout tables and the wasm core only
+# Installs what is missing where it can (npm packages; Debian's emscripten
+# when running as root with apt), and otherwise says exactly what to install.
+set -euo pipefail
+cd "$(dirname "$0")"
+what=${1:-all}
+
+say() { printf '[build] %s\n' "$*"; }
+die() { printf '[build] error: %s\n' "$*" >&2; exit 1; }
+
+# ---- npm packages ---------------------------------------------------------
+if [[ ! -d node_modules/apache-arrow || ! -d node_modules/acorn ]]; then
+  say "installing npm packages"
+  npm install --no-audit --no-fund --loglevel=error
+fi
+# Emscripten's optimizer loads acorn from NODE_PATH.
+export NODE_PATH="$PWD/node_modules${NODE_PATH:+:$NODE_PATH}"
+
+# ---- emcc -----------------------------------------------------------------
+if ! command -v emcc >/dev/null 2>&1; then
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    say "emcc not found: installing Debian's emscripten package"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq emscripten >/dev/null
+  else
+    die "emcc not found. Install Emscripten: 'sudo apt-get install emscripten' on Debian/Ubuntu, or emsdk (https://emscripten.org/docs/getting_started/downloads.html), then run this again."
+  fi
+fi
+
+# ---- native C compiler (for the LP64 layout table) --------------------------
+native_cc=""
+for c in "${CC:-}" cc gcc clang clang-19 clang-18 clang-17 clang-16 clang-15 clang-14; do
+  if [[ -n $c ]] && command -v "$c" >/dev/null 2>&1; then native_cc=$c; break; fi
+done
+[[ -n $native_cc ]] || die "no native C compiler found (cc, gcc or clang); install one, e.g. 'apt-get install gcc'"
+
+mkdir -p build/layout ts/generated
+
+# ---- layout tables ----------------------------------------------------------
+say "layout tables: $native_cc (native) and emcc (wasm32)"
+"$native_cc" -std=c11 -Wall -Wextra -Werror -DACD_LAYOUT_MAIN csrc/layout.c -o build/layout/layout-native
+build/layout/layout-native > build/layout/native.json
+emcc -std=c11 -Wall -Wextra -Werror -DACD_LAYOUT_MAIN -sSINGLE_FILE -sENVIRONMENT=node \
+  csrc/layout.c -o build/layout/layout-wasm32.cjs
+node build/layout/layout-wasm32.cjs > build/layout/wasm32.json
+node scripts/gen-layout.mjs build/layout/wasm32.json build/layout/native.json ts/generated/layout.ts
+
+# ---- wasm core --------------------------------------------------------------
+sources=(csrc/*.c)
+say "wasm core: ${#sources[@]} C files + bindings"
+objs=()
+for src in "${sources[@]}"; do
+  obj=build/core/$(basename "${src%.c}").o
+  mkdir -p build/core
+  emcc -std=c11 -O2 -Wall -Wextra -Werror -c "$src" -o "$obj"
+  objs+=("$obj")
+done
+emcc -std=c++17 -O2 -Wall -Wextra -Werror -c csrc/bindings.cpp -o build/core/bindings.o
+emcc -O2 --bind "${objs[@]}" build/core/bindings.o -o build/core/core.mjs \
+  -sMODULARIZE -sEXPORT_ES6 -sEXPORT_NAME=createAcdCore -sENVIRONMENT=web,worker -sSINGLE_FILE \
+  -sWASM_BIGINT -sALLOW_MEMORY_GROWTH -sALLOW_TABLE_GROWTH -sINITIAL_MEMORY=16MB \
+  -sMAXIMUM_MEMORY=4GB -sFILESYSTEM=0 -sEXPORTED_RUNTIME_METHODS=addFunction,removeFunction \
+  -sINCOMING_MODULE_JS_API=wasmBinary,print,printErr
+node scripts/gen-core.mjs build/core/core.mjs ts/generated/core.js
+[[ $what == core ]] && { say "core done"; exit 0; }
+
+# ---- types and dist ---------------------------------------------------------
+say "type check and declarations (tsc)"
+rm -rf build/types
+npx --no-install tsc -p tsconfig.json
+say "bundle (rollup)"
+rm -rf dist
+npx --no-install rollup -c rollup.config.mjs --silent
+say "done: dist/ $(du -sh dist | cut -f1)"

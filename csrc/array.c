@@ -1,0 +1,92 @@
+// Producing ArrowArray trees: one allocation per node holds its private data,
+// the buffer pointer array, the list of buffers it owns, the child pointer
+// array, the child structs and the dictionary struct. Children and the
+// dictionary are released by their own callbacks, so a consumer may move any
+// of them out before releasing the parent.
+
+#include <errno.h>
+#include <string.h>
+
+#include "acd.h"
+
+struct AcdArrayPrivate {
+  int64_t n_buffers;
+  // Buffers allocated by AcdArrayAllocateBuffer, freed on release.
+  void** owned;
+};
+
+static void AcdArrayReleaseOwned(struct ArrowArray* array) {
+  struct AcdArrayPrivate* private_data = (struct AcdArrayPrivate*)array->private_data;
+  for (int64_t i = 0; i < array->n_children; i++) {
+    AcdArrayRelease(array->children[i]);
+  }
+  if (array->dictionary != NULL) AcdArrayRelease(array->dictionary);
+  for (int64_t i = 0; i < private_data->n_buffers; i++) {
+    AcdBufferFree(private_data->owned[i]);
+  }
+  AcdFree(private_data);
+  array->release = NULL;
+}
+
+static int64_t AcdAlignUp(int64_t n) { return (n + 15) / 16 * 16; }
+
+int AcdArrayInit(struct ArrowArray* array, int64_t length, int64_t null_count,
+                 int64_t offset, int64_t n_buffers, int64_t n_children,
+                 int with_dictionary, struct AcdError* error) {
+  array->release = NULL;
+  const int64_t max_count = INT32_MAX / 256;
+  if (n_buffers < 0 || n_buffers > max_count) {
+    return AcdErrorSet(error, EINVAL, "n_buffers: expected 0 to %lld, found %lld",
+                       (long long)max_count, (long long)n_buffers);
+  }
+  if (n_children < 0 || n_children > max_count) {
+    return AcdErrorSet(error, EINVAL, "n_children: expected 0 to %lld, found %lld",
+                       (long long)max_count, (long long)n_children);
+  }
+
+  int64_t at = AcdAlignUp((int64_t)sizeof(struct AcdArrayPrivate));
+  int64_t buffers_at = at;
+  at += AcdAlignUp(n_buffers * (int64_t)sizeof(void*));
+  int64_t owned_at = at;
+  at += AcdAlignUp(n_buffers * (int64_t)sizeof(void*));
+  int64_t children_at = at;
+  at += AcdAlignUp(n_children * (int64_t)sizeof(struct ArrowArray*));
+  int64_t child_structs_at = at;
+  at += n_children * (int64_t)sizeof(struct ArrowArray);
+  int64_t dictionary_at = at;
+  at += with_dictionary ? (int64_t)sizeof(struct ArrowArray) : 0;
+
+  unsigned char* block = AcdCalloc(1, at);
+  if (block == NULL) return AcdErrorSet(error, ENOMEM, "out of memory allocating an array of %lld bytes", (long long)at);
+  struct AcdArrayPrivate* private_data = (struct AcdArrayPrivate*)block;
+  private_data->n_buffers = n_buffers;
+  private_data->owned = (void**)(block + owned_at);
+
+  struct ArrowArray** children = (struct ArrowArray**)(block + children_at);
+  for (int64_t i = 0; i < n_children; i++) {
+    children[i] = (struct ArrowArray*)(block + child_structs_at) + i;
+  }
+
+  array->length = length;
+  array->null_count = null_count;
+  array->offset = offset;
+  array->n_buffers = n_buffers;
+  array->n_children = n_children;
+  array->buffers = n_buffers > 0 ? (const void**)(block + buffers_at) : NULL;
+  array->children = n_children > 0 ? children : NULL;
+  array->dictionary = with_dictionary ? (struct ArrowArray*)(block + dictionary_at) : NULL;
+  array->private_data = private_data;
+  array->release = &AcdArrayReleaseOwned;
+  return ACD_OK;
+}
+
+void* AcdArrayAllocateBuffer(struct ArrowArray* array, int64_t i, int64_t size) {
+  if (array->release != &AcdArrayReleaseOwned) return NULL;
+  struct AcdArrayPrivate* private_data = (struct AcdArrayPrivate*)array->private_data;
+  if (i < 0 || i >= private_data->n_buffers || private_data->owned[i] != NULL) return NULL;
+  void* buffer = AcdBufferAlloc(size);
+  if (buffer == NULL) return NULL;
+  private_data->owned[i] = buffer;
+  array->buffers[i] = buffer;
+  return buffer;
+}

@@ -1,0 +1,488 @@
+// Array validation against a schema, at increasing levels: the struct fields
+// (MINIMAL), buffer sizes (DEFAULT), then every value that could send a reader
+// out of bounds or break an invariant (FULL, in validate_content.c).
+//
+// Sizes come from untrusted int64 fields, so every product is checked for
+// overflow, and every pointer is checked with AcdAddressRangeValid before it
+// is read.
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "acd.h"
+
+int64_t AcdReadInt(const void* data, int64_t i, int width) {
+  const uint8_t* p = (const uint8_t*)data + i * width;
+  switch (width) {
+    case 1: {
+      int8_t x;
+      memcpy(&x, p, sizeof(x));
+      return x;
+    }
+    case 2: {
+      int16_t x;
+      memcpy(&x, p, sizeof(x));
+      return x;
+    }
+    case 4: {
+      int32_t x;
+      memcpy(&x, p, sizeof(x));
+      return x;
+    }
+    default: {
+      int64_t x;
+      memcpy(&x, p, sizeof(x));
+      return x;
+    }
+  }
+}
+
+// ---- MINIMAL: struct fields -------------------------------------------------
+
+static int AcdHasValidity(enum AcdType type) {
+  return type != ACD_TYPE_NA && type != ACD_TYPE_DENSE_UNION && type != ACD_TYPE_SPARSE_UNION &&
+         type != ACD_TYPE_RUN_END_ENCODED;
+}
+
+static int AcdArrayValidateCounts(struct AcdValidation* v, const struct AcdArrayNode* node) {
+  const struct ArrowArray* a = node->array;
+  enum AcdType type = node->format.type;
+  const char* name = AcdTypeName(type);
+
+  if (a->length < 0) {
+    return AcdValidationFail(v, "length", EINVAL, "expected >= 0, found %" PRId64, a->length);
+  }
+  if (a->offset < 0) {
+    return AcdValidationFail(v, "offset", EINVAL, "expected >= 0, found %" PRId64, a->offset);
+  }
+  if (a->offset > INT64_MAX - a->length) {
+    return AcdValidationFail(v, "offset", EOVERFLOW,
+                             "expected offset + length to fit in int64, found offset %" PRId64
+                             " and length %" PRId64,
+                             a->offset, a->length);
+  }
+  if (a->null_count < -1 || a->null_count > a->length) {
+    return AcdValidationFail(v, "null_count", EINVAL,
+                             "expected -1 (unknown) or 0..%" PRId64 " (the length), found %" PRId64,
+                             a->length, a->null_count);
+  }
+  if (type == ACD_TYPE_NA && a->null_count != -1 && a->null_count != a->length) {
+    return AcdValidationFail(v, "null_count", EINVAL,
+                             "expected %" PRId64 " (a null array is all nulls) or -1, found %" PRId64,
+                             a->length, a->null_count);
+  }
+  if (!AcdHasValidity(type) && type != ACD_TYPE_NA && a->null_count > 0) {
+    return AcdValidationFail(v, "null_count", EINVAL,
+                             "expected 0 (%s arrays have no validity bitmap), found %" PRId64,
+                             name, a->null_count);
+  }
+
+  int64_t expected = AcdTypeBufferCount(type);
+  int is_view = type == ACD_TYPE_BINARY_VIEW || type == ACD_TYPE_STRING_VIEW;
+  // Arrow C++ before 9.0 exported null arrays with one (NULL) buffer.
+  int legacy_null = type == ACD_TYPE_NA && a->n_buffers == 1;
+  if (is_view && a->n_buffers < expected) {
+    return AcdValidationFail(v, "n_buffers", EINVAL,
+                             "expected at least 3 for %s (validity, views, variadic sizes), "
+                             "found %" PRId64,
+                             name, a->n_buffers);
+  }
+  if (!is_view && !legacy_null && a->n_buffers != expected) {
+    return AcdValidationFail(v, "n_buffers", EINVAL, "expected %" PRId64 " for %s, found %" PRId64,
+                             expected, name, a->n_buffers);
+  }
+  if (a->n_children != node->schema->n_children) {
+    return AcdValidationFail(v, "n_children", EINVAL,
+                             "expected %" PRId64 " (as in the schema), found %" PRId64,
+                             node->schema->n_children, a->n_children);
+  }
+  return ACD_OK;
+}
+
+// A C array of n pointers at ptr ("buffers", "children").
+static int AcdValidatePointerArray(struct AcdValidation* v, const void* ptr, int64_t n,
+                                   const char* field) {
+  if (n == 0) return ACD_OK;
+  if (ptr == NULL) {
+    return AcdValidationFail(v, field, EINVAL, "expected %" PRId64 " pointers, found NULL", n);
+  }
+  if (n > INT64_MAX / (int64_t)sizeof(void*)) {
+    return AcdValidationFail(v, field, EOVERFLOW,
+                             "expected %" PRId64 " pointers, whose size overflows int64", n);
+  }
+  if (!AcdAddressRangeValid(ptr, n * (int64_t)sizeof(void*))) {
+    return AcdValidationFail(v, field, EINVAL,
+                             "expected %" PRId64 " pointers, found %p, whose range is not in "
+                             "readable memory",
+                             n, ptr);
+  }
+  return ACD_OK;
+}
+
+// A child or dictionary struct must be readable before its length is used.
+static int AcdValidateArrayPointer(struct AcdValidation* v, const struct ArrowArray* a,
+                                   const char* field) {
+  if (a == NULL) return AcdValidationFail(v, field, EINVAL, "expected an array, found NULL");
+  if (!AcdValidationReadable(a, sizeof(*a))) {
+    return AcdValidationFail(v, field, EINVAL,
+                             "expected a struct ArrowArray in readable memory, found %p",
+                             (const void*)a);
+  }
+  if (a->release == NULL) {
+    return AcdValidationFail(v, field, EINVAL,
+                             "expected a live array, found a released one (release is NULL)");
+  }
+  return ACD_OK;
+}
+
+static int AcdArrayValidateStruct(struct AcdValidation* v, const struct AcdArrayNode* node) {
+  const struct ArrowArray* a = node->array;
+  int code = AcdArrayValidateCounts(v, node);
+  if (code != ACD_OK) return code;
+
+  code = AcdValidatePointerArray(v, a->buffers, a->n_buffers, "buffers");
+  if (code != ACD_OK) return code;
+  if (node->format.type == ACD_TYPE_NA && a->n_buffers == 1 && a->buffers[0] != NULL) {
+    return AcdValidationFail(v, "buffers[0]", EINVAL,
+                             "expected no buffers for a null array (or one NULL buffer), "
+                             "found %p",
+                             a->buffers[0]);
+  }
+
+  code = AcdValidatePointerArray(v, a->children, a->n_children, "children");
+  if (code != ACD_OK) return code;
+  for (int64_t i = 0; i < a->n_children; i++) {
+    char field[40];
+    snprintf(field, sizeof(field), "children[%" PRId64 "]", i);
+    code = AcdValidateArrayPointer(v, a->children[i], field);
+    if (code != ACD_OK) return code;
+  }
+
+  if (node->schema->dictionary != NULL) {
+    return AcdValidateArrayPointer(v, a->dictionary, "dictionary");
+  }
+  if (a->dictionary != NULL) {
+    return AcdValidationFail(v, "dictionary", EINVAL,
+                             "expected NULL (the schema is not dictionary-encoded), found %p",
+                             (const void*)a->dictionary);
+  }
+  return ACD_OK;
+}
+
+// ---- DEFAULT: buffer sizes --------------------------------------------------
+
+// Buffer sizes in bits rather than items of item_size bytes.
+#define ACD_BITS (-1)
+
+// Buffer i holds `count` `noun` of item_size bytes: it may be NULL only when
+// that is 0 bytes, and from DEFAULT on it must be readable for them.
+static int AcdCheckBuffer(struct AcdValidation* v, const struct AcdArrayNode* node, int64_t i,
+                          int64_t count, int64_t item_size, const char* noun) {
+  char field[40];
+  snprintf(field, sizeof(field), "buffers[%" PRId64 "]", i);
+
+  int64_t bytes;
+  if (item_size == ACD_BITS) {
+    bytes = count / 8 + (count % 8 != 0);
+  } else if (item_size != 0 && count > INT64_MAX / item_size) {
+    return AcdValidationFail(v, field, EOVERFLOW,
+                             "expected %" PRId64 " %s of %" PRId64 " bytes, whose size "
+                             "overflows int64",
+                             count, noun, item_size);
+  } else {
+    bytes = count * item_size;
+  }
+  if (bytes == 0) return ACD_OK;
+
+  const void* ptr = node->array->buffers[i];
+  int readable = ptr != NULL && (node->level < ACD_VALIDATION_DEFAULT ||
+                                 AcdAddressRangeValid(ptr, bytes));
+  if (readable) return ACD_OK;
+
+  char what[96];
+  if (item_size == 1) {
+    snprintf(what, sizeof(what), "%" PRId64 " %s", count, noun);
+  } else {
+    snprintf(what, sizeof(what), "%" PRId64 " %s (%" PRId64 " bytes)", count, noun, bytes);
+  }
+  if (ptr == NULL) {
+    return AcdValidationFail(v, field, EINVAL, "expected %s, found NULL", what);
+  }
+  return AcdValidationFail(v, field, EINVAL,
+                           "expected %s, found %p, whose range is not in readable memory", what,
+                           ptr);
+}
+
+// Offsets of binary, utf8, list and map: extent + 1 of them (none for an
+// empty array, as Arrow C++ accepts), then the first and the last are read.
+static int AcdArrayValidateOffsets(struct AcdValidation* v, struct AcdArrayNode* node,
+                                   int width) {
+  const struct ArrowArray* a = node->array;
+  if (node->extent == INT64_MAX) {
+    return AcdValidationFail(v, "buffers[1]", EOVERFLOW,
+                             "expected offset + length + 1 offsets, which overflows int64");
+  }
+  int64_t count = node->extent == 0 ? 0 : node->extent + 1;
+  int code = AcdCheckBuffer(v, node, 1, count, width, width == 4 ? "int32 offsets" : "int64 offsets");
+  if (code != ACD_OK || node->level < ACD_VALIDATION_DEFAULT || a->length == 0) return code;
+
+  int64_t first = AcdReadInt(a->buffers[1], a->offset, width);
+  int64_t last = AcdReadInt(a->buffers[1], node->end, width);
+  if (first < 0 || first > last) {
+    return AcdValidationFail(v, "buffers[1]", EINVAL,
+                             "expected 0 <= offsets[%" PRId64 "] (the first) <= offsets[%" PRId64
+                             "] (the last), found %" PRId64 " and %" PRId64,
+                             a->offset, node->end, first, last);
+  }
+  node->last_offset = last;
+  return ACD_OK;
+}
+
+// Views, then the variadic sizes (the last buffer) and the data buffers
+// between them; the sizes do not depend on the length.
+static int AcdArrayValidateViewBuffers(struct AcdValidation* v, struct AcdArrayNode* node) {
+  const struct ArrowArray* a = node->array;
+  int64_t n_variadic = a->n_buffers - 3;
+  int64_t sizes_index = a->n_buffers - 1;
+  int code = AcdCheckBuffer(v, node, 1, node->extent, 16, "views");
+  if (code == ACD_OK) {
+    code = AcdCheckBuffer(v, node, sizes_index, n_variadic, 8, "variadic buffer sizes");
+  }
+  if (code != ACD_OK || node->level < ACD_VALIDATION_DEFAULT) return code;
+
+  for (int64_t k = 0; k < n_variadic; k++) {
+    int64_t size = AcdReadInt(a->buffers[sizes_index], k, 8);
+    if (size < 0) {
+      char field[40];
+      snprintf(field, sizeof(field), "buffers[%" PRId64 "]", sizes_index);
+      return AcdValidationFail(v, field, EINVAL,
+                               "expected variadic buffer sizes >= 0, found %" PRId64
+                               " at index %" PRId64,
+                               size, k);
+    }
+    code = AcdCheckBuffer(v, node, 2 + k, size, 1, "bytes of data");
+    if (code != ACD_OK) return code;
+  }
+  return ACD_OK;
+}
+
+static int AcdArrayValidateBuffers(struct AcdValidation* v, struct AcdArrayNode* node) {
+  const struct ArrowArray* a = node->array;
+  const struct AcdFormat* f = &node->format;
+  int64_t n = node->extent;
+  int code = ACD_OK;
+
+  if (AcdHasValidity(f->type)) {
+    if (a->buffers[0] == NULL) {
+      // null_count -1 with no bitmap means no nulls, as Arrow C++ and Go read it.
+      if (a->null_count > 0) {
+        return AcdValidationFail(v, "buffers[0]", EINVAL,
+                                 "expected a validity bitmap (null_count is %" PRId64
+                                 "), found NULL",
+                                 a->null_count);
+      }
+    } else {
+      code = AcdCheckBuffer(v, node, 0, n, ACD_BITS, "validity bits");
+      if (code != ACD_OK) return code;
+    }
+  }
+
+  switch (f->type) {
+    case ACD_TYPE_NA:
+    case ACD_TYPE_STRUCT:
+    case ACD_TYPE_FIXED_SIZE_LIST:
+    case ACD_TYPE_RUN_END_ENCODED:
+      return ACD_OK;
+    case ACD_TYPE_BOOL:
+      return AcdCheckBuffer(v, node, 1, n, ACD_BITS, "value bits");
+    case ACD_TYPE_BINARY:
+    case ACD_TYPE_STRING:
+    case ACD_TYPE_LARGE_BINARY:
+    case ACD_TYPE_LARGE_STRING: {
+      int width = f->type == ACD_TYPE_BINARY || f->type == ACD_TYPE_STRING ? 4 : 8;
+      code = AcdArrayValidateOffsets(v, node, width);
+      if (code != ACD_OK || node->level < ACD_VALIDATION_DEFAULT) return code;
+      return AcdCheckBuffer(v, node, 2, node->last_offset, 1, "bytes of data (the last offset)");
+    }
+    case ACD_TYPE_LIST:
+    case ACD_TYPE_MAP:
+      return AcdArrayValidateOffsets(v, node, 4);
+    case ACD_TYPE_LARGE_LIST:
+      return AcdArrayValidateOffsets(v, node, 8);
+    case ACD_TYPE_LIST_VIEW:
+    case ACD_TYPE_LARGE_LIST_VIEW: {
+      int width = f->type == ACD_TYPE_LIST_VIEW ? 4 : 8;
+      code = AcdCheckBuffer(v, node, 1, n, width, width == 4 ? "int32 offsets" : "int64 offsets");
+      if (code != ACD_OK) return code;
+      return AcdCheckBuffer(v, node, 2, n, width, width == 4 ? "int32 sizes" : "int64 sizes");
+    }
+    case ACD_TYPE_BINARY_VIEW:
+    case ACD_TYPE_STRING_VIEW:
+      return AcdArrayValidateViewBuffers(v, node);
+    case ACD_TYPE_DENSE_UNION:
+      code = AcdCheckBuffer(v, node, 0, n, 1, "int8 type ids");
+      if (code != ACD_OK) return code;
+      return AcdCheckBuffer(v, node, 1, n, 4, "int32 offsets");
+    case ACD_TYPE_SPARSE_UNION:
+      return AcdCheckBuffer(v, node, 0, n, 1, "int8 type ids");
+    default:
+      // Every fixed-width type: integers, floats, decimals, fixed-size
+      // binary, temporal and interval types.
+      return AcdCheckBuffer(v, node, 1, n, f->byte_width, "values");
+  }
+}
+
+// ---- relations between an array and its children ---------------------------
+
+static int AcdChildLengthAtLeast(struct AcdValidation* v, const struct ArrowArray* a, int64_t i,
+                                 int64_t minimum, const char* why) {
+  const struct ArrowArray* child = a->children[i];
+  if (child->length >= minimum) return ACD_OK;
+  size_t mark = AcdValidationPush(v, ".children[%" PRId64 "]", i);
+  int code = AcdValidationFail(v, "length", EINVAL,
+                               "expected >= %" PRId64 " (%s), found %" PRId64, minimum, why,
+                               child->length);
+  AcdValidationPop(v, mark);
+  return code;
+}
+
+static int AcdArrayValidateRunEnds(struct AcdValidation* v, const struct AcdArrayNode* node) {
+  const struct ArrowArray* a = node->array;
+  const struct ArrowArray* run_ends = a->children[0];
+  size_t mark = AcdValidationPush(v, ".children[0]");
+  int code = ACD_OK;
+  if (run_ends->null_count > 0) {
+    code = AcdValidationFail(v, "null_count", EINVAL,
+                             "expected 0 (run ends cannot be null), found %" PRId64,
+                             run_ends->null_count);
+  } else if (a->length > 0 && run_ends->length < 1) {
+    code = AcdValidationFail(v, "length", EINVAL,
+                             "expected >= 1 run end for a non-empty run-end encoded array, "
+                             "found 0");
+  } else if (node->level >= ACD_VALIDATION_DEFAULT && run_ends->length > 0) {
+    // The child's buffers were checked for this range when it was validated.
+    char run_end_type = node->schema->children[0]->format[0];
+    int width = run_end_type == 's' ? 2 : run_end_type == 'i' ? 4 : 8;
+    int64_t last = AcdReadInt(run_ends->buffers[1], run_ends->offset + run_ends->length - 1, width);
+    if (last < node->end) {
+      code = AcdValidationFail(v, NULL, EINVAL,
+                               "expected the last run end >= %" PRId64
+                               " (the parent's offset + length), found %" PRId64,
+                               node->end, last);
+    }
+  }
+  AcdValidationPop(v, mark);
+  if (code != ACD_OK) return code;
+  return AcdChildLengthAtLeast(v, a, 1, run_ends->length, "the number of run ends");
+}
+
+static int AcdArrayValidateRelations(struct AcdValidation* v, const struct AcdArrayNode* node) {
+  const struct ArrowArray* a = node->array;
+  int code = ACD_OK;
+  switch (node->format.type) {
+    case ACD_TYPE_STRUCT:
+    case ACD_TYPE_SPARSE_UNION:
+      for (int64_t i = 0; i < a->n_children && code == ACD_OK; i++) {
+        code = AcdChildLengthAtLeast(v, a, i, node->end, "the parent's offset + length");
+      }
+      return code;
+    case ACD_TYPE_FIXED_SIZE_LIST: {
+      int64_t size = node->format.fixed_size;
+      if (size != 0 && node->end > INT64_MAX / size) {
+        return AcdValidationFail(v, NULL, EOVERFLOW,
+                                 "expected (offset + length) * list size to fit in int64, found "
+                                 "%" PRId64 " * %" PRId64,
+                                 node->end, size);
+      }
+      return AcdChildLengthAtLeast(v, a, 0, node->end * size,
+                                   "the parent's (offset + length) * list size");
+    }
+    case ACD_TYPE_MAP: {
+      const struct ArrowArray* keys = a->children[0]->children[0];
+      if (keys->null_count > 0) {
+        size_t mark = AcdValidationPush(v, ".children[0].children[0]");
+        code = AcdValidationFail(v, "null_count", EINVAL,
+                                 "expected 0 (map keys cannot be null), found %" PRId64,
+                                 keys->null_count);
+        AcdValidationPop(v, mark);
+        return code;
+      }
+    }
+      // fall through
+    case ACD_TYPE_LIST:
+    case ACD_TYPE_LARGE_LIST:
+      if (node->level < ACD_VALIDATION_DEFAULT || a->length == 0) return ACD_OK;
+      return AcdChildLengthAtLeast(v, a, 0, node->last_offset, "the last offset");
+    case ACD_TYPE_RUN_END_ENCODED:
+      return AcdArrayValidateRunEnds(v, node);
+    default:
+      return ACD_OK;
+  }
+}
+
+// ---- the walk ---------------------------------------------------------------
+
+static int AcdArrayValidateNode(struct AcdValidation* v, const struct ArrowSchema* schema,
+                                const struct ArrowArray* array, enum AcdValidationLevel level,
+                                int depth) {
+  if (depth >= ACD_VALIDATION_MAX_DEPTH) {
+    return AcdValidationFail(v, NULL, EINVAL, "cycle or nesting deeper than %d levels",
+                             ACD_VALIDATION_MAX_DEPTH);
+  }
+  struct AcdArrayNode node;
+  memset(&node, 0, sizeof(node));
+  node.schema = schema;
+  node.array = array;
+  node.level = level;
+  // The schema was validated, so its format parses.
+  int code = AcdFormatParse(schema->format, &node.format, NULL);
+  if (code != ACD_OK) return AcdValidationFail(v, "format", code, "does not parse");
+
+  code = AcdArrayValidateStruct(v, &node);
+  if (code != ACD_OK) return code;
+  node.end = array->offset + array->length;
+  // Arrow C++ requires no buffer bytes at all for an empty array.
+  node.extent = array->length == 0 ? 0 : node.end;
+  if (AcdHasValidity(node.format.type)) node.validity = (const uint8_t*)array->buffers[0];
+
+  code = AcdArrayValidateBuffers(v, &node);
+  if (code != ACD_OK) return code;
+
+  for (int64_t i = 0; i < array->n_children; i++) {
+    size_t mark = AcdValidationPush(v, ".children[%" PRId64 "]", i);
+    code = AcdArrayValidateNode(v, schema->children[i], array->children[i], level, depth + 1);
+    AcdValidationPop(v, mark);
+    if (code != ACD_OK) return code;
+  }
+  if (schema->dictionary != NULL) {
+    size_t mark = AcdValidationPush(v, ".dictionary");
+    code = AcdArrayValidateNode(v, schema->dictionary, array->dictionary, level, depth + 1);
+    AcdValidationPop(v, mark);
+    if (code != ACD_OK) return code;
+  }
+
+  code = AcdArrayValidateRelations(v, &node);
+  if (code != ACD_OK || level < ACD_VALIDATION_FULL) return code;
+  return AcdArrayValidateContent(v, &node);
+}
+
+int AcdArrayValidate(const struct ArrowSchema* schema, const struct ArrowArray* array,
+                     enum AcdValidationLevel level, struct AcdError* error) {
+  struct AcdValidation v;
+  AcdValidationInit(&v, error);
+  if (level < ACD_VALIDATION_NONE || level > ACD_VALIDATION_FULL) {
+    return AcdErrorSet(error, EINVAL, "validation level: expected 0 to 3, found %d", (int)level);
+  }
+  if (array == NULL) return AcdValidationFail(&v, NULL, EINVAL, "expected an array, found NULL");
+  int code = AcdValidateArrayPointer(&v, array, NULL);
+  if (code != ACD_OK || level == ACD_VALIDATION_NONE) return code;
+
+  code = AcdSchemaValidate(schema, error);
+  if (code != ACD_OK) {
+    AcdErrorPrefix(error, "schema");
+    return code;
+  }
+  return AcdArrayValidateNode(&v, schema, array, level, 0);
+}

@@ -1,0 +1,291 @@
+// FULL validation: every offset, view, type id, run end and dictionary index
+// that a reader would follow, plus UTF-8 and null counts. Runs after the
+// array's buffers were checked readable for their sizes (DEFAULT), so reads
+// within offset + length are safe; anything read through a value (an offset,
+// a view) is bounds-checked here before it is followed.
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "acd.h"
+
+static int AcdSlotValid(const struct AcdArrayNode* node, int64_t i) {
+  return node->validity == NULL || ((node->validity[i >> 3] >> (i & 7)) & 1);
+}
+
+static int64_t AcdPopcount8(uint8_t x) {
+  x = (uint8_t)(x - ((x >> 1) & 0x55));
+  x = (uint8_t)((x & 0x33) + ((x >> 2) & 0x33));
+  return (x + (x >> 4)) & 0x0F;
+}
+
+static int AcdValidateNullCount(struct AcdValidation* v, const struct AcdArrayNode* node) {
+  const struct ArrowArray* a = node->array;
+  if (node->validity == NULL || a->null_count < 0) return ACD_OK;
+
+  int64_t valid = 0;
+  int64_t i = a->offset;
+  for (; i < node->end && (i & 7) != 0; i++) valid += AcdSlotValid(node, i);
+  for (; node->end - i >= 8; i += 8) valid += AcdPopcount8(node->validity[i >> 3]);
+  for (; i < node->end; i++) valid += AcdSlotValid(node, i);
+
+  int64_t nulls = a->length - valid;
+  if (nulls != a->null_count) {
+    return AcdValidationFail(v, "null_count", EINVAL,
+                             "expected %" PRId64 " (the 0 bits of the validity bitmap), found %" PRId64,
+                             nulls, a->null_count);
+  }
+  return ACD_OK;
+}
+
+// Offsets never decrease and stay within [first, last]; with utf8, every
+// valid slot's bytes are UTF-8.
+static int AcdValidateOffsetsContent(struct AcdValidation* v, const struct AcdArrayNode* node,
+                                     int width, int utf8) {
+  const struct ArrowArray* a = node->array;
+  if (a->length == 0) return ACD_OK;
+  const void* offsets = a->buffers[1];
+  const uint8_t* data = utf8 ? (const uint8_t*)a->buffers[2] : NULL;
+
+  int64_t start = AcdReadInt(offsets, a->offset, width);
+  for (int64_t j = a->offset; j < node->end; j++) {
+    int64_t stop = AcdReadInt(offsets, j + 1, width);
+    if (stop < start || stop > node->last_offset) {
+      return AcdValidationFail(v, "buffers[1]", EINVAL,
+                               "expected offsets[%" PRId64 "] in %" PRId64 "..%" PRId64
+                               " (offsets never decrease and end at the last one), found %" PRId64,
+                               j + 1, start, node->last_offset, stop);
+    }
+    if (utf8 && AcdSlotValid(node, j)) {
+      int64_t bad = AcdUtf8Validate(data + start, stop - start);
+      if (bad >= 0) {
+        return AcdValidationFail(v, "buffers[2]", EINVAL,
+                                 "expected UTF-8 in slot %" PRId64 " (bytes %" PRId64
+                                 "..%" PRId64 "), found an invalid sequence at byte %" PRId64,
+                                 j - a->offset, start, stop, start + bad);
+      }
+    }
+    start = stop;
+  }
+  return ACD_OK;
+}
+
+// Every list view, null or not, lies within the child.
+static int AcdValidateListViews(struct AcdValidation* v, const struct AcdArrayNode* node,
+                                int width) {
+  const struct ArrowArray* a = node->array;
+  int64_t child_length = a->children[0]->length;
+  for (int64_t i = a->offset; i < node->end; i++) {
+    int64_t offset = AcdReadInt(a->buffers[1], i, width);
+    int64_t size = AcdReadInt(a->buffers[2], i, width);
+    if (offset < 0 || size < 0 || offset > child_length - size) {
+      return AcdValidationFail(v, NULL, EINVAL,
+                               "expected offsets[%" PRId64 "] >= 0, sizes[%" PRId64
+                               "] >= 0 and their sum <= %" PRId64
+                               " (the child's length), found %" PRId64 " and %" PRId64,
+                               i, i, child_length, offset, size);
+    }
+  }
+  return ACD_OK;
+}
+
+static int AcdValidateOneView(struct AcdValidation* v, const struct AcdArrayNode* node,
+                              int64_t i) {
+  const struct ArrowArray* a = node->array;
+  int64_t n_variadic = a->n_buffers - 3;
+  const uint8_t* view = (const uint8_t*)a->buffers[1] + 16 * i;
+  int32_t length;
+  memcpy(&length, view, sizeof(length));
+  if (length < 0) {
+    return AcdValidationFail(v, "buffers[1]", EINVAL,
+                             "view %" PRId64 ": expected a length >= 0, found %" PRId32, i,
+                             length);
+  }
+
+  const uint8_t* data = view + 4;
+  if (length > 12) {
+    int32_t index;
+    int32_t offset;
+    memcpy(&index, view + 8, sizeof(index));
+    memcpy(&offset, view + 12, sizeof(offset));
+    if (index < 0 || index >= n_variadic) {
+      return AcdValidationFail(v, "buffers[1]", EINVAL,
+                               "view %" PRId64 ": expected a data buffer index in 0..%" PRId64
+                               " (there are %" PRId64 " data buffers), found %" PRId32,
+                               i, n_variadic - 1, n_variadic, index);
+    }
+    int64_t size = AcdReadInt(a->buffers[a->n_buffers - 1], index, 8);
+    if (offset < 0 || offset > size - length) {
+      return AcdValidationFail(v, "buffers[1]", EINVAL,
+                               "view %" PRId64 ": expected bytes [offset, offset + %" PRId32
+                               ") within data buffer %" PRId32 " of %" PRId64
+                               " bytes, found offset %" PRId32,
+                               i, length, index, size, offset);
+    }
+    data = (const uint8_t*)a->buffers[2 + index] + offset;
+    if (memcmp(view + 4, data, 4) != 0) {
+      return AcdValidationFail(v, "buffers[1]", EINVAL,
+                               "view %" PRId64 ": expected the prefix to equal the first 4 "
+                               "bytes of its data (buffer %" PRId32 ", offset %" PRId32
+                               "), found different bytes",
+                               i, index, offset);
+    }
+  }
+
+  if (node->format.type == ACD_TYPE_STRING_VIEW) {
+    int64_t bad = AcdUtf8Validate(data, length);
+    if (bad >= 0) {
+      return AcdValidationFail(v, "buffers[1]", EINVAL,
+                               "view %" PRId64 ": expected UTF-8, found an invalid sequence "
+                               "at byte %" PRId64,
+                               i, bad);
+    }
+  }
+  return ACD_OK;
+}
+
+// Null slots of a view array are not required to hold anything meaningful.
+static int AcdValidateViews(struct AcdValidation* v, const struct AcdArrayNode* node) {
+  for (int64_t i = node->array->offset; i < node->end; i++) {
+    if (!AcdSlotValid(node, i)) continue;
+    int code = AcdValidateOneView(v, node, i);
+    if (code != ACD_OK) return code;
+  }
+  return ACD_OK;
+}
+
+// Every slot has a declared type id; dense offsets point into that child.
+static int AcdValidateUnion(struct AcdValidation* v, const struct AcdArrayNode* node) {
+  const struct ArrowArray* a = node->array;
+  int16_t child_of[ACD_MAX_UNION_TYPE_IDS];
+  for (int i = 0; i < ACD_MAX_UNION_TYPE_IDS; i++) child_of[i] = -1;
+  for (int32_t k = 0; k < node->format.n_type_ids; k++) {
+    child_of[node->format.type_ids[k]] = (int16_t)k;
+  }
+
+  const int8_t* type_ids = (const int8_t*)a->buffers[0];
+  for (int64_t i = a->offset; i < node->end; i++) {
+    int8_t id = type_ids[i];
+    if (id < 0 || child_of[id] < 0) {
+      return AcdValidationFail(v, "buffers[0]", EINVAL,
+                               "expected type_ids[%" PRId64 "] to be one of the ids in '%s', "
+                               "found %d",
+                               i, node->schema->format, (int)id);
+    }
+    if (node->format.type != ACD_TYPE_DENSE_UNION) continue;
+
+    int64_t offset = AcdReadInt(a->buffers[1], i, 4);
+    int64_t child_length = a->children[child_of[id]]->length;
+    if (offset < 0 || offset >= child_length) {
+      return AcdValidationFail(v, "buffers[1]", EINVAL,
+                               "expected 0 <= offsets[%" PRId64 "] < %" PRId64
+                               " (the length of children[%d]), found %" PRId64,
+                               i, child_length, (int)child_of[id], offset);
+    }
+  }
+  return ACD_OK;
+}
+
+static int AcdValidateRunEnds(struct AcdValidation* v, const struct AcdArrayNode* node) {
+  const struct ArrowArray* run_ends = node->array->children[0];
+  char code_char = node->schema->children[0]->format[0];
+  int width = code_char == 's' ? 2 : code_char == 'i' ? 4 : 8;
+
+  int64_t previous = 0;
+  int64_t stop = run_ends->offset + run_ends->length;
+  for (int64_t j = run_ends->offset; j < stop; j++) {
+    int64_t run_end = AcdReadInt(run_ends->buffers[1], j, width);
+    if (run_end <= previous) {
+      size_t mark = AcdValidationPush(v, ".children[0]");
+      int code = AcdValidationFail(v, "buffers[1]", EINVAL,
+                                   "expected run ends > 0 and strictly increasing, found %" PRId64
+                                   " at index %" PRId64 " after %" PRId64,
+                                   run_end, j, previous);
+      AcdValidationPop(v, mark);
+      return code;
+    }
+    previous = run_end;
+  }
+  return ACD_OK;
+}
+
+// Valid slots index into the dictionary.
+static int AcdValidateIndices(struct AcdValidation* v, const struct AcdArrayNode* node) {
+  const struct ArrowArray* a = node->array;
+  int width = node->format.byte_width;
+  enum AcdType type = node->format.type;
+  int is_unsigned = type == ACD_TYPE_UINT8 || type == ACD_TYPE_UINT16 ||
+                    type == ACD_TYPE_UINT32 || type == ACD_TYPE_UINT64;
+  int64_t dictionary_length = a->dictionary->length;
+
+  for (int64_t i = a->offset; i < node->end; i++) {
+    if (!AcdSlotValid(node, i)) continue;
+    int64_t index = AcdReadInt(a->buffers[1], i, width);
+    if (is_unsigned && width < 8) index &= (INT64_C(1) << (8 * width)) - 1;
+    if (index >= 0 && index < dictionary_length) continue;
+    // A uint64 index above INT64_MAX reads as negative: print it unsigned.
+    if (is_unsigned) {
+      return AcdValidationFail(v, "buffers[1]", EINVAL,
+                               "expected 0 <= indices[%" PRId64 "] < %" PRId64
+                               " (the dictionary's length), found %" PRIu64,
+                               i, dictionary_length, (uint64_t)index);
+    }
+    return AcdValidationFail(v, "buffers[1]", EINVAL,
+                             "expected 0 <= indices[%" PRId64 "] < %" PRId64
+                             " (the dictionary's length), found %" PRId64,
+                             i, dictionary_length, index);
+  }
+  return ACD_OK;
+}
+
+int AcdArrayValidateContent(struct AcdValidation* v, const struct AcdArrayNode* node) {
+  int code = AcdValidateNullCount(v, node);
+  if (code != ACD_OK) return code;
+
+  switch (node->format.type) {
+    case ACD_TYPE_BINARY:
+      code = AcdValidateOffsetsContent(v, node, 4, 0);
+      break;
+    case ACD_TYPE_LARGE_BINARY:
+      code = AcdValidateOffsetsContent(v, node, 8, 0);
+      break;
+    case ACD_TYPE_STRING:
+      code = AcdValidateOffsetsContent(v, node, 4, 1);
+      break;
+    case ACD_TYPE_LARGE_STRING:
+      code = AcdValidateOffsetsContent(v, node, 8, 1);
+      break;
+    case ACD_TYPE_LIST:
+    case ACD_TYPE_MAP:
+      code = AcdValidateOffsetsContent(v, node, 4, 0);
+      break;
+    case ACD_TYPE_LARGE_LIST:
+      code = AcdValidateOffsetsContent(v, node, 8, 0);
+      break;
+    case ACD_TYPE_LIST_VIEW:
+      code = AcdValidateListViews(v, node, 4);
+      break;
+    case ACD_TYPE_LARGE_LIST_VIEW:
+      code = AcdValidateListViews(v, node, 8);
+      break;
+    case ACD_TYPE_BINARY_VIEW:
+    case ACD_TYPE_STRING_VIEW:
+      code = AcdValidateViews(v, node);
+      break;
+    case ACD_TYPE_DENSE_UNION:
+    case ACD_TYPE_SPARSE_UNION:
+      code = AcdValidateUnion(v, node);
+      break;
+    case ACD_TYPE_RUN_END_ENCODED:
+      code = AcdValidateRunEnds(v, node);
+      break;
+    default:
+      break;
+  }
+  if (code != ACD_OK) return code;
+
+  if (node->schema->dictionary != NULL) return AcdValidateIndices(v, node);
+  return ACD_OK;
+}

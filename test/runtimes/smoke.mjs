@@ -1,0 +1,154 @@
+// The runtime smoke test shared by Deno, Bun and the browser: builds one
+// table with apache-arrow, exports it as an ArrowDeviceArray, imports it back
+// in copy and in view mode, checks the values and that the core's allocated
+// bytes return to where they started.
+//
+// It uses only the two modules it is given (no Node, Deno or DOM APIs), so
+// the same file runs in every runtime:
+//   const { ok, details, failures } = await smoke(arrow, load);
+
+// The columns: [name, expected type (apache-arrow's toString()), values].
+const COLUMNS = [
+  ['i32', 'Int32', [1, null, -3, 2147483647, -2147483648, null]],
+  ['utf8', 'Utf8', ['alpha', '', null, 'héllo wörld', '日本語 🚀', 'z']],
+  ['list_f64', 'List<Float64>', [[1.5, -2.25], [], null, [null, 3e300], [0.1], [4, 5, 6]]],
+  ['dict_utf8', 'Dictionary<Int32, Utf8>', ['red', 'green', 'red', null, 'blue', 'green']],
+];
+const ROWS = COLUMNS[0][2].length;
+
+function buildTable(arrow) {
+  const float64 = new arrow.Float64();
+  const types = {
+    i32: new arrow.Int32(),
+    utf8: new arrow.Utf8(),
+    list_f64: new arrow.List(new arrow.Field('item', float64, true)),
+    dict_utf8: new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32()),
+  };
+  const vectors = {};
+  for (const [name, , values] of COLUMNS) vectors[name] = arrow.vectorFromArray(values, types[name]);
+  return new arrow.Table(vectors);
+}
+
+// A plain, comparable form of a value apache-arrow returns: vectors and typed
+// arrays become arrays (null slots stay null), bigints become "123n".
+function plain(v) {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  if (typeof v.toJSON === 'function') return plain(v.toJSON());
+  if (typeof v[Symbol.iterator] === 'function') return Array.from(v, plain);
+  const out = {};
+  for (const k of Object.keys(v)) out[k] = plain(v[k]);
+  return out;
+}
+
+// JSON.stringify that accepts bigints (and typed arrays/vectors via plain()).
+function stringify(v) {
+  return JSON.stringify(plain(v), (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
+}
+
+// Every difference between a record batch and the expected columns.
+function checkBatch(arrow, batch, source, label) {
+  const errs = [];
+  const fail = (msg) => errs.push(`${label}: ${msg}`);
+  if (!(batch instanceof arrow.RecordBatch)) {
+    fail(`value is not an apache-arrow RecordBatch of the given module (got ${batch?.constructor?.name})`);
+    if (!batch || typeof batch.getChild !== 'function') return errs;
+  }
+  if (batch.numRows !== ROWS) fail(`numRows ${batch.numRows}, expected ${ROWS}`);
+  const names = batch.schema.fields.map((f) => f.name);
+  const want = COLUMNS.map(([n]) => n);
+  if (stringify(names) !== stringify(want)) fail(`columns ${stringify(names)}, expected ${stringify(want)}`);
+  for (const [name, typeName, values] of COLUMNS) {
+    const col = batch.getChild(name);
+    if (!col) { fail(`column ${name} missing`); continue; }
+    const field = batch.schema.fields.find((f) => f.name === name);
+    if (String(col.type) !== typeName) fail(`${name}: type ${String(col.type)}, expected ${typeName}`);
+    if (field && field.nullable !== true) fail(`${name}: field not nullable`);
+    const nulls = values.filter((x) => x === null).length;
+    if (col.nullCount !== nulls) fail(`${name}: nullCount ${col.nullCount}, expected ${nulls}`);
+    for (let i = 0; i < ROWS; i++) {
+      const got = stringify(col.get(i));
+      const exp = stringify(values[i]);
+      if (got !== exp) fail(`${name}[${i}]: got ${got}, expected ${exp}`);
+    }
+    const all = stringify([...col]);
+    if (all !== stringify(values)) fail(`${name}: iterated ${all}, expected ${stringify(values)}`);
+  }
+  const dict = batch.getChild('dict_utf8');
+  if (dict && !(dict.data.length > 0 && dict.data.every((d) => d.dictionary instanceof arrow.Vector))) {
+    fail('dict_utf8: a chunk has no dictionary Vector');
+  }
+  // Rows as JSON, against the source batch's rows.
+  const gotRows = stringify(batch.toArray());
+  const srcRows = stringify(source.toArray());
+  if (gotRows !== srcRows) fail(`rows ${gotRows}, expected ${srcRows}`);
+  return errs;
+}
+
+/**
+ * Round-trips one table through exportDeviceBatch/importDeviceBatch in copy
+ * and view mode. Returns { ok, details, failures }; never throws.
+ */
+export async function smoke(arrow, load) {
+  const failures = [];
+  const notes = [];
+  let acd;
+  try {
+    acd = await load();
+  } catch (e) {
+    return { ok: false, details: `load() failed: ${e?.stack ?? e}`, failures: [`load: ${e?.message ?? e}`] };
+  }
+  let table;
+  try {
+    table = buildTable(arrow);
+    if (table.batches.length !== 1) throw new Error(`expected one batch, the table has ${table.batches.length}`);
+    // The source itself must read back as expected, or the test is wrong.
+    failures.push(...checkBatch(arrow, table.batches[0], table.batches[0], 'source'));
+  } catch (e) {
+    return { ok: false, details: `building the table failed: ${e?.stack ?? e}`, failures: [String(e)] };
+  }
+  const source = table.batches[0];
+  const start = acd.bytesAllocated();
+
+  for (const mode of ['copy', 'view']) {
+    let exp = null;
+    let imp = null;
+    const before = failures.length;
+    try {
+      exp = acd.exportDeviceBatch(source);
+      if (!(Number.isInteger(exp.schema) && exp.schema > 0 && Number.isInteger(exp.array) && exp.array > 0)) {
+        failures.push(`${mode}: export handle has schema=${exp.schema} array=${exp.array}, expected wasm addresses`);
+      }
+      const during = acd.bytesAllocated();
+      if (!(during > start)) failures.push(`${mode}: bytesAllocated ${during} after export, expected more than ${start}`);
+      imp = acd.importDeviceBatch(exp.schema, exp.array, { mode });
+      // The import moved the structs out; releasing the export must not free
+      // what the import now owns (the view reads it below).
+      exp.release();
+      exp = null;
+      const batch = imp.value;
+      failures.push(...checkBatch(arrow, batch, source, mode));
+      imp.release();
+      imp = null;
+      if (mode === 'copy') {
+        // A copy owns nothing in wasm memory: still readable after release().
+        failures.push(...checkBatch(arrow, batch, source, 'copy after release'));
+      }
+      const end = acd.bytesAllocated();
+      if (end !== start) failures.push(`${mode}: bytesAllocated ${end} after release, expected ${start} (start)`);
+      if (failures.length === before) notes.push(`${mode} ok (peak +${during - start} B)`);
+    } catch (e) {
+      failures.push(`${mode}: threw ${e?.stack ?? e}`);
+    } finally {
+      try { imp?.release(); } catch (e) { failures.push(`${mode}: import release threw ${e}`); }
+      try { exp?.release(); } catch (e) { failures.push(`${mode}: export release threw ${e}`); }
+    }
+  }
+  const end = acd.bytesAllocated();
+  const summary = `${ROWS} rows x ${COLUMNS.length} columns (${COLUMNS.map(([, t]) => t).join(', ')}); `
+    + `${notes.join(', ') || 'no mode passed'}; bytesAllocated ${start} -> ${end}`;
+  if (failures.length === 0) return { ok: true, details: summary, failures };
+  const shown = failures.slice(0, 20).concat(failures.length > 20 ? [`... and ${failures.length - 20} more`] : []);
+  return { ok: false, details: `${summary}; ${failures.length} failure(s):\n  ${shown.join('\n  ')}`, failures };
+}

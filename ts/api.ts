@@ -1,0 +1,299 @@
+// The public entry point: a loaded core with export (apache-arrow → C structs
+// in wasm memory) and import (C structs → apache-arrow), CPU arrays and CPU
+// device arrays, with explicit ownership.
+
+import * as arrow from 'apache-arrow';
+import { fromArrowField, fromArrowSchema, toArrowSchema, toArrowType } from './arrow-types.js';
+import { Core, type LoadOptions } from './core.js';
+import { ArrowCDeviceError, EINVAL, ENOSYS } from './errors.js';
+import { writeArray, writeSchema } from './export.js';
+import { constants } from './generated/layout.js';
+import { Handle } from './handles.js';
+import { readData, readField, type ImportMode } from './import.js';
+import type { DataType, Field, Schema } from './types.js';
+
+export type ValidationLevel = 'none' | 'minimal' | 'default' | 'full';
+const LEVELS: Record<ValidationLevel, number> = { none: 0, minimal: 1, default: 2, full: 3 };
+
+export interface ImportOptions {
+  /** 'copy' (default): owned copies, the C array is released at once; 'view': zero-copy until release(). */
+  mode?: ImportMode;
+  /** How much the C validator checks before anything is read (default 'default'). */
+  validate?: ValidationLevel;
+}
+
+/** An ArrowSchema this library produced, in wasm memory at `ptr`. */
+export class ExportedSchema extends Handle {
+  constructor(core: Core, readonly ptr: number) {
+    super(() => { core.schemaRelease(ptr); core.free(ptr); });
+  }
+}
+
+/**
+ * An ArrowSchema and an ArrowArray (or ArrowDeviceArray) this library produced,
+ * in wasm memory. A consumer may move either struct out; release() calls the
+ * release callback of whatever is still there and frees both base structs.
+ */
+export class ExportedArray extends Handle {
+  constructor(core: Core, readonly schema: number, readonly array: number) {
+    super(() => {
+      core.schemaRelease(schema);
+      core.arrayRelease(array);
+      core.free(schema);
+      core.free(array);
+    });
+  }
+}
+
+/** A schema moved out of a producer's struct into this library's memory. */
+export class ImportedSchema extends Handle {
+  /** The schema (a record batch's: a struct whose children are the columns). */
+  readonly field: Field;
+
+  constructor(core: Core, readonly ptr: number) {
+    super(() => { core.schemaRelease(ptr); core.free(ptr); });
+    this.field = readField(core.structs, ptr);
+  }
+
+  /** The columns and metadata, when the schema is a struct (a record batch's). */
+  get schema(): Schema {
+    if (this.field.type.kind !== 'struct') {
+      throw new ArrowCDeviceError(`schema: a record batch schema is a struct ('+s'), found ${this.field.type.kind}`, EINVAL);
+    }
+    return { fields: this.field.type.children, metadata: this.field.metadata };
+  }
+}
+
+/**
+ * Imported data. In copy mode it owns nothing in wasm memory. In view mode
+ * it owns the moved C array until release(); `value` is rebuilt over the new
+ * buffer if wasm memory grew (views made earlier are then detached).
+ */
+export class Imported<T> extends Handle {
+  #value: T;
+  #buffer: ArrayBufferLike;
+
+  constructor(private readonly core: Core, private readonly build: () => T, cleanup: () => void) {
+    super(cleanup);
+    this.#value = build();
+    this.#buffer = core.memory.buffer;
+  }
+
+  get value(): T {
+    if (this.released) throw new ArrowCDeviceError('imported data used after release()', EINVAL);
+    if (this.#buffer !== this.core.memory.buffer) {
+      this.#value = this.build();
+      this.#buffer = this.core.memory.buffer;
+    }
+    return this.#value;
+  }
+}
+
+/** The C Data and C Device Data interfaces over one instance of the wasm core. */
+export class ArrowCDevice {
+  private constructor(readonly core: Core) {}
+
+  /** Loads a new instance of the core (its own memory). */
+  static async load(options?: LoadOptions): Promise<ArrowCDevice> {
+    return new ArrowCDevice(await Core.load(options));
+  }
+
+  /** The core's linear memory, where every struct and buffer lives. */
+  get memory(): WebAssembly.Memory {
+    return this.core.memory;
+  }
+
+  /** Live bytes allocated by the core. */
+  bytesAllocated(): number {
+    return this.core.bytesAllocated();
+  }
+
+  // ---- export -------------------------------------------------------------
+
+  /** Exports a schema, field or type (apache-arrow or the model) as an ArrowSchema. */
+  exportSchema(x: arrow.Schema | arrow.Field | Schema | Field): ExportedSchema {
+    const ptr = this.core.alloc(this.core.structs.size('ArrowSchema'));
+    try {
+      writeSchema(this.core, ptr, toModelField(x));
+    } catch (e) {
+      this.core.free(ptr);
+      throw e;
+    }
+    return new ExportedSchema(this.core, ptr);
+  }
+
+  /** Exports a record batch as a struct ArrowArray with its ArrowSchema. */
+  exportBatch(batch: arrow.RecordBatch): ExportedArray {
+    return this.exportData(batch.data, batchField(batch.schema), 'ArrowArray');
+  }
+
+  /** Exports a single-chunk vector (or Data) as an ArrowArray with its ArrowSchema. */
+  exportVector(vector: arrow.Vector | arrow.Data, name = ''): ExportedArray {
+    const data = vector instanceof arrow.Data ? vector : onlyChunk(vector);
+    const field: Field = { ...fromArrowField(new arrow.Field(name, data.type, true)), name };
+    return this.exportData(data, field, 'ArrowArray');
+  }
+
+  /** Exports every batch of a table (one ExportedArray each). */
+  exportTable(table: arrow.Table): ExportedArray[] {
+    const out: ExportedArray[] = [];
+    try {
+      for (const batch of table.batches) out.push(this.exportBatch(batch));
+    } catch (e) {
+      out.forEach((h) => h.release());
+      throw e;
+    }
+    return out;
+  }
+
+  /** Exports a record batch as an ArrowDeviceArray on the CPU (device_id -1, no sync event). */
+  exportDeviceBatch(batch: arrow.RecordBatch): ExportedArray {
+    return this.exportData(batch.data, batchField(batch.schema), 'ArrowDeviceArray');
+  }
+
+  private exportData(data: arrow.Data, field: Field, struct: 'ArrowArray' | 'ArrowDeviceArray'): ExportedArray {
+    const core = this.core;
+    const schema = core.alloc(core.structs.size('ArrowSchema'));
+    const array = core.alloc(core.structs.size(struct));
+    try {
+      writeSchema(core, schema, field);
+      try {
+        writeArray(core, array + core.structs.offsetOf(struct === 'ArrowDeviceArray' ? 'ArrowDeviceArray' : 'ArrowArray', struct === 'ArrowDeviceArray' ? 'array' : 'length'), data, field.type);
+      } catch (e) {
+        core.schemaRelease(schema);
+        throw e;
+      }
+      if (struct === 'ArrowDeviceArray') core.deviceArrayInitDevice(array, constants.ARROW_DEVICE_CPU, -1);
+    } catch (e) {
+      core.free(schema);
+      core.free(array);
+      throw e;
+    }
+    return new ExportedArray(core, schema, array);
+  }
+
+  // ---- import -------------------------------------------------------------
+
+  /**
+   * Takes ownership of the ArrowSchema at ptr: validates it, moves it into
+   * this library's memory (the source is marked released) and reads it. On
+   * failure nothing is moved or released: the caller still owns the struct.
+   */
+  importSchema(ptr: number): ImportedSchema {
+    const core = this.core;
+    core.structs.checkRange(ptr, core.structs.size('ArrowSchema'), 'schema');
+    core.schemaValidate(ptr);
+    const own = core.alloc(core.structs.size('ArrowSchema'));
+    core.schemaMove(ptr, own);
+    try {
+      return new ImportedSchema(core, own);
+    } catch (e) {
+      core.schemaMove(own, ptr);
+      core.free(own);
+      throw e;
+    }
+  }
+
+  /**
+   * Takes ownership of the struct ArrowArray at `array` (and of the schema when
+   * given as an address) and imports it as a record batch. On failure nothing
+   * is moved or released.
+   */
+  importBatch(schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<arrow.RecordBatch> {
+    return this.importArray(schema, array, 'ArrowArray', options, (s, data) => {
+      if (data.nullCount > 0) throw new ArrowCDeviceError('array: a record batch cannot have top-level nulls', EINVAL);
+      return new arrow.RecordBatch(toArrowSchema(s.schema), data as arrow.Data<arrow.Struct>);
+    });
+  }
+
+  /** Like importBatch, for an ArrowDeviceArray on the CPU. */
+  importDeviceBatch(schema: number | ImportedSchema, deviceArray: number, options: ImportOptions = {}): Imported<arrow.RecordBatch> {
+    return this.importArray(schema, deviceArray, 'ArrowDeviceArray', options, (s, data) => {
+      if (data.nullCount > 0) throw new ArrowCDeviceError('array: a record batch cannot have top-level nulls', EINVAL);
+      return new arrow.RecordBatch(toArrowSchema(s.schema), data as arrow.Data<arrow.Struct>);
+    });
+  }
+
+  /** Takes ownership of an ArrowArray of any type and imports it as a Vector. */
+  importVector(schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<arrow.Vector> {
+    return this.importArray(schema, array, 'ArrowArray', options, (_s, data) => new arrow.Vector([data]));
+  }
+
+  private importArray<T>(schemaArg: number | ImportedSchema, ptr: number, struct: 'ArrowArray' | 'ArrowDeviceArray',
+    options: ImportOptions, wrap: (s: ImportedSchema, data: arrow.Data) => T): Imported<T> {
+    const core = this.core;
+    const mode = options.mode ?? 'copy';
+    if (mode !== 'copy' && mode !== 'view') throw new ArrowCDeviceError(`mode: expected 'copy' or 'view', found '${String(mode)}'`, EINVAL);
+    const level = LEVELS[options.validate ?? 'default'];
+    if (level === undefined) throw new ArrowCDeviceError(`validate: expected none, minimal, default or full, found '${String(options.validate)}'`, EINVAL);
+    core.structs.checkRange(ptr, core.structs.size(struct), struct);
+    const arrayPtr = struct === 'ArrowDeviceArray' ? ptr + core.structs.offsetOf('ArrowDeviceArray', 'array') : ptr;
+    if (struct === 'ArrowDeviceArray') this.checkCpu(ptr);
+
+    const ownsSchema = typeof schemaArg === 'number';
+    const schema = ownsSchema ? this.importSchema(schemaArg) : schemaArg;
+    let own = 0;
+    try {
+      if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
+      core.arrayValidate(schema.ptr, arrayPtr, level);
+      const arrowType = toArrowType(schema.field.type);
+      own = core.alloc(core.structs.size('ArrowArray'));
+      core.arrayMove(arrayPtr, own);
+      const build = () => wrap(schema, readData(core, own, schema.field.type, arrowType, mode));
+      const owned = own;
+      if (mode === 'copy') {
+        const result = new Imported(core, build, () => {});
+        core.arrayRelease(owned);
+        core.free(owned);
+        if (ownsSchema) schema.release();
+        return result;
+      }
+      return new Imported(core, build, () => {
+        core.arrayRelease(owned);
+        core.free(owned);
+        if (ownsSchema) schema.release();
+      });
+    } catch (e) {
+      if (own !== 0) {
+        core.arrayMove(own, arrayPtr);
+        core.free(own);
+      }
+      if (ownsSchema) {
+        core.schemaMove(schema.ptr, schemaArg);
+        schema.release();
+      }
+      throw e;
+    }
+  }
+
+  private checkCpu(deviceArray: number): void {
+    const s = this.core.structs;
+    const type = s.i32('ArrowDeviceArray', deviceArray, 'device_type');
+    if (type !== constants.ARROW_DEVICE_CPU) {
+      throw new ArrowCDeviceError(`device_type: expected ARROW_DEVICE_CPU (1), found ${type}; non-CPU device arrays are not supported yet`, ENOSYS);
+    }
+    if (s.ptr('ArrowDeviceArray', deviceArray, 'sync_event') !== 0) {
+      throw new ArrowCDeviceError('sync_event: expected NULL for ARROW_DEVICE_CPU, which has no event type', EINVAL);
+    }
+  }
+}
+
+function batchField(schema: arrow.Schema): Field {
+  const s = fromArrowSchema(schema);
+  const type: DataType = { kind: 'struct', children: s.fields };
+  return { name: '', type, nullable: false, metadata: s.metadata };
+}
+
+function toModelField(x: arrow.Schema | arrow.Field | Schema | Field): Field {
+  if (x instanceof arrow.Schema) return batchField(x);
+  if (x instanceof arrow.Field) return fromArrowField(x);
+  if ('fields' in x) return { name: '', type: { kind: 'struct', children: x.fields }, nullable: false, metadata: x.metadata };
+  return x;
+}
+
+function onlyChunk(vector: arrow.Vector): arrow.Data {
+  if (vector.data.length !== 1) {
+    throw new ArrowCDeviceError(`vector: expected one chunk, found ${vector.data.length}; export its chunks (vector.data) one by one`, EINVAL);
+  }
+  return vector.data[0];
+}

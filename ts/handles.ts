@@ -1,0 +1,42 @@
+// Release discipline for everything this library holds in wasm memory: an
+// idempotent release(), [Symbol.dispose], and a FinalizationRegistry backstop
+// that is unregistered on explicit release.
+
+const dispose: typeof Symbol.dispose = Symbol.dispose ?? (Symbol.for('Symbol.dispose') as typeof Symbol.dispose);
+
+const backstop = new FinalizationRegistry<() => void>((cleanup) => {
+  try {
+    cleanup();
+  } catch {
+    // A finalizer has nobody to report to; the handle was leaked by its owner.
+  }
+});
+
+/** Something that owns memory in the core until release() is called. */
+export abstract class Handle {
+  #cleanup: (() => void) | null;
+
+  /** cleanup must not reference the handle itself (it runs after it is collected). */
+  protected constructor(cleanup: () => void) {
+    this.#cleanup = cleanup;
+    backstop.register(this, cleanup, this);
+  }
+
+  /** Whether release() has been called. */
+  get released(): boolean {
+    return this.#cleanup === null;
+  }
+
+  /** Frees what the handle owns; calling it again does nothing. */
+  release(): void {
+    const cleanup = this.#cleanup;
+    if (cleanup === null) return;
+    this.#cleanup = null;
+    backstop.unregister(this);
+    cleanup();
+  }
+
+  [dispose](): void {
+    this.release();
+  }
+}

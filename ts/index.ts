@@ -1,0 +1,26 @@
+// arrow-c-device: the Apache Arrow C Data Interface and C Device Data
+// Interface for every JavaScript runtime.
+
+export { ArrowCDevice, ExportedArray, ExportedSchema, Imported, ImportedSchema } from './api.js';
+export type { ImportOptions, ValidationLevel } from './api.js';
+export type { ImportMode } from './import.js';
+export type { LoadOptions } from './core.js';
+export { ArrowCDeviceError, EINVAL, EIO, ENOMEM, ENOSYS, EOVERFLOW, ERANGE, errnoName } from './errors.js';
+export * as types from './types.js';
+export type { DataType, Field, Metadata, Schema, TimeUnit } from './types.js';
+export { ARROW_FLAG_DICTIONARY_ORDERED, ARROW_FLAG_MAP_KEYS_SORTED, ARROW_FLAG_NULLABLE, formatOf, parseFormat, typeFromFormat } from './format.js';
+export { decodeMetadata, encodeMetadata } from './metadata.js';
+export { fromArrowField, fromArrowSchema, fromArrowType, toArrowField, toArrowSchema, toArrowType } from './arrow-types.js';
+export { constants, lp64, wasm32 } from './generated/layout.js';
+export type { FieldLayout, Layout, StructLayout, StructName } from './layout-types.js';
+
+import { ArrowCDevice } from './api.js';
+import type { LoadOptions } from './core.js';
+
+/** Loads a new instance of the wasm core. */
+export function load(options?: LoadOptions): Promise<ArrowCDevice> {
+  return ArrowCDevice.load(options);
+}
+export { describeArray, describeDeviceArray, describeSchema, describeStruct } from './inspect.js';
+export { compareBatches, normalize, schemaDifferences } from './compare.js';
+export type { Mismatch } from './compare.js';

@@ -1,0 +1,264 @@
+// The project's own type model: every type of the C Data Interface, as plain
+// immutable objects, independent of apache-arrow (arrow-types.ts converts).
+
+export type TimeUnit = 's' | 'ms' | 'us' | 'ns';
+export type IntBitWidth = 8 | 16 | 32 | 64;
+
+export type DataType =
+  | { readonly kind: 'null' }
+  | { readonly kind: 'bool' }
+  | { readonly kind: 'int'; readonly bitWidth: IntBitWidth; readonly signed: boolean }
+  | { readonly kind: 'float'; readonly bitWidth: 16 | 32 | 64 }
+  | { readonly kind: 'binary' | 'large_binary' | 'binary_view' | 'utf8' | 'large_utf8' | 'utf8_view' }
+  | { readonly kind: 'decimal'; readonly bitWidth: 32 | 64 | 128 | 256; readonly precision: number; readonly scale: number }
+  | { readonly kind: 'fixed_size_binary'; readonly byteWidth: number }
+  | { readonly kind: 'date'; readonly unit: 'day' | 'ms' }
+  /** 32-bit for s/ms, 64-bit for us/ns. */
+  | { readonly kind: 'time'; readonly unit: TimeUnit }
+  /** timezone '' means no time zone. */
+  | { readonly kind: 'timestamp'; readonly unit: TimeUnit; readonly timezone: string }
+  | { readonly kind: 'duration'; readonly unit: TimeUnit }
+  | { readonly kind: 'interval'; readonly unit: 'months' | 'day_time' | 'month_day_nano' }
+  | { readonly kind: 'list' | 'large_list' | 'list_view' | 'large_list_view'; readonly child: Field }
+  | { readonly kind: 'fixed_size_list'; readonly listSize: number; readonly child: Field }
+  | { readonly kind: 'struct'; readonly children: readonly Field[] }
+  /** entries: a struct<key, value> field, usually named 'entries'. */
+  | { readonly kind: 'map'; readonly entries: Field; readonly keysSorted: boolean }
+  | { readonly kind: 'union'; readonly mode: 'dense' | 'sparse'; readonly typeIds: readonly number[]; readonly children: readonly Field[] }
+  | { readonly kind: 'run_end_encoded'; readonly runEnds: Field; readonly values: Field }
+  | { readonly kind: 'dictionary'; readonly indexType: IntType; readonly valueType: DataType; readonly ordered: boolean };
+
+export type IntType = Extract<DataType, { kind: 'int' }>;
+export type Kind = DataType['kind'];
+export type Metadata = ReadonlyMap<string, string>;
+
+export interface Field {
+  readonly name: string;
+  readonly type: DataType;
+  readonly nullable: boolean;
+  /** null: no metadata at all (a NULL pointer in C), distinct from an empty map. */
+  readonly metadata: Metadata | null;
+}
+
+export interface Schema {
+  readonly fields: readonly Field[];
+  readonly metadata: Metadata | null;
+}
+
+// ---- constructors ---------------------------------------------------------
+
+export function field(name: string, type: DataType, nullable = true, metadata: Metadata | null = null): Field {
+  return { name, type, nullable, metadata };
+}
+
+export function schema(fields: readonly Field[], metadata: Metadata | null = null): Schema {
+  return { fields, metadata };
+}
+
+const int = (bitWidth: IntBitWidth, signed: boolean) => (): IntType => ({ kind: 'int', bitWidth, signed });
+
+export const nullType = (): DataType => ({ kind: 'null' });
+export const bool = (): DataType => ({ kind: 'bool' });
+export const int8 = int(8, true);
+export const int16 = int(16, true);
+export const int32 = int(32, true);
+export const int64 = int(64, true);
+export const uint8 = int(8, false);
+export const uint16 = int(16, false);
+export const uint32 = int(32, false);
+export const uint64 = int(64, false);
+export const float16 = (): DataType => ({ kind: 'float', bitWidth: 16 });
+export const float32 = (): DataType => ({ kind: 'float', bitWidth: 32 });
+export const float64 = (): DataType => ({ kind: 'float', bitWidth: 64 });
+export const binary = (): DataType => ({ kind: 'binary' });
+export const largeBinary = (): DataType => ({ kind: 'large_binary' });
+export const binaryView = (): DataType => ({ kind: 'binary_view' });
+export const utf8 = (): DataType => ({ kind: 'utf8' });
+export const largeUtf8 = (): DataType => ({ kind: 'large_utf8' });
+export const utf8View = (): DataType => ({ kind: 'utf8_view' });
+
+export function decimal(precision: number, scale: number, bitWidth: 32 | 64 | 128 | 256 = 128): DataType {
+  return { kind: 'decimal', bitWidth, precision, scale };
+}
+export const fixedSizeBinary = (byteWidth: number): DataType => ({ kind: 'fixed_size_binary', byteWidth });
+export const date = (unit: 'day' | 'ms' = 'day'): DataType => ({ kind: 'date', unit });
+export const time = (unit: TimeUnit): DataType => ({ kind: 'time', unit });
+export const timestamp = (unit: TimeUnit, timezone = ''): DataType => ({ kind: 'timestamp', unit, timezone });
+export const duration = (unit: TimeUnit): DataType => ({ kind: 'duration', unit });
+export const interval = (unit: 'months' | 'day_time' | 'month_day_nano'): DataType => ({ kind: 'interval', unit });
+
+/** A child given as a bare type becomes a nullable field named 'item'. */
+function itemField(child: Field | DataType): Field {
+  return 'kind' in child ? field('item', child) : child;
+}
+
+export const list = (child: Field | DataType): DataType => ({ kind: 'list', child: itemField(child) });
+export const largeList = (child: Field | DataType): DataType => ({ kind: 'large_list', child: itemField(child) });
+export const listView = (child: Field | DataType): DataType => ({ kind: 'list_view', child: itemField(child) });
+export const largeListView = (child: Field | DataType): DataType => ({ kind: 'large_list_view', child: itemField(child) });
+export function fixedSizeList(listSize: number, child: Field | DataType): DataType {
+  return { kind: 'fixed_size_list', listSize, child: itemField(child) };
+}
+export const struct = (children: readonly Field[]): DataType => ({ kind: 'struct', children });
+
+/** map<key, value> with the spec's names: entries (not null) → key (not null), value. */
+export function map(key: DataType, value: DataType, keysSorted = false, valueNullable = true): DataType {
+  const entries = field('entries', struct([field('key', key, false), field('value', value, valueNullable)]), false);
+  return { kind: 'map', entries, keysSorted };
+}
+
+/** Type ids default to 0..n-1. */
+export function union(mode: 'dense' | 'sparse', children: readonly Field[], typeIds?: readonly number[]): DataType {
+  return { kind: 'union', mode, typeIds: typeIds ?? children.map((_, i) => i), children };
+}
+export const denseUnion = (children: readonly Field[], typeIds?: readonly number[]) => union('dense', children, typeIds);
+export const sparseUnion = (children: readonly Field[], typeIds?: readonly number[]) => union('sparse', children, typeIds);
+
+/** Children named as in the spec: run_ends (not null) and values. */
+export function runEndEncoded(runEndsType: IntType, valuesType: DataType): DataType {
+  return { kind: 'run_end_encoded', runEnds: field('run_ends', runEndsType, false), values: field('values', valuesType) };
+}
+
+export function dictionary(indexType: IntType, valueType: DataType, ordered = false): DataType {
+  return { kind: 'dictionary', indexType, valueType, ordered };
+}
+
+// ---- printing -------------------------------------------------------------
+
+const TIME_BITS: Record<TimeUnit, number> = { s: 32, ms: 32, us: 64, ns: 64 };
+
+function fieldToString(f: Field): string {
+  return `${f.name}: ${typeToString(f.type)}${f.nullable ? '' : ' not null'}`;
+}
+
+/** A readable one-line description: `list<item: int32>`, `timestamp[ms, tz=UTC]`. */
+export function typeToString(type: DataType): string {
+  switch (type.kind) {
+    case 'int':
+      return `${type.signed ? '' : 'u'}int${type.bitWidth}`;
+    case 'float':
+      return `float${type.bitWidth}`;
+    case 'decimal':
+      return `decimal${type.bitWidth}(${type.precision}, ${type.scale})`;
+    case 'fixed_size_binary':
+      return `fixed_size_binary[${type.byteWidth}]`;
+    case 'date':
+      return type.unit === 'day' ? 'date32[day]' : 'date64[ms]';
+    case 'time':
+      return `time${TIME_BITS[type.unit]}[${type.unit}]`;
+    case 'timestamp':
+      return `timestamp[${type.unit}${type.timezone ? `, tz=${type.timezone}` : ''}]`;
+    case 'duration':
+      return `duration[${type.unit}]`;
+    case 'interval':
+      return `interval[${type.unit}]`;
+    case 'list':
+    case 'large_list':
+    case 'list_view':
+    case 'large_list_view':
+      return `${type.kind}<${fieldToString(type.child)}>`;
+    case 'fixed_size_list':
+      return `fixed_size_list<${fieldToString(type.child)}>[${type.listSize}]`;
+    case 'struct':
+      return `struct<${type.children.map(fieldToString).join(', ')}>`;
+    case 'map': {
+      const kv = type.entries.type.kind === 'struct' ? type.entries.type.children : [type.entries];
+      return `map<${kv.map(fieldToString).join(', ')}${type.keysSorted ? ', keys_sorted' : ''}>`;
+    }
+    case 'union': {
+      const members = type.children.map((c, i) => `${fieldToString(c)}=${type.typeIds[i]}`);
+      return `${type.mode}_union<${members.join(', ')}>`;
+    }
+    case 'run_end_encoded':
+      return `run_end_encoded<${fieldToString(type.runEnds)}, ${fieldToString(type.values)}>`;
+    case 'dictionary':
+      return `dictionary<values=${typeToString(type.valueType)}, indices=${typeToString(type.indexType)}${type.ordered ? ', ordered' : ''}>`;
+    default:
+      return type.kind;
+  }
+}
+
+// ---- equality -------------------------------------------------------------
+
+export interface EqualOptions {
+  /** Compare field names, nested ones included (default true). */
+  readonly checkNames?: boolean;
+  /** Compare field metadata, nested ones included (default true). */
+  readonly checkMetadata?: boolean;
+}
+
+/** Null and empty metadata compare equal (as in Arrow C++); key order is ignored. */
+export function metadataEqual(a: Metadata | null, b: Metadata | null): boolean {
+  const sizeA = a?.size ?? 0;
+  if (sizeA !== (b?.size ?? 0)) return false;
+  if (sizeA === 0) return true;
+  for (const [k, v] of a!) if (b!.get(k) !== v) return false;
+  return true;
+}
+
+export function fieldsEqual(a: Field, b: Field, options: EqualOptions = {}): boolean {
+  return (
+    (options.checkNames === false || a.name === b.name) &&
+    a.nullable === b.nullable &&
+    (options.checkMetadata === false || metadataEqual(a.metadata, b.metadata)) &&
+    typesEqual(a.type, b.type, options)
+  );
+}
+
+function fieldListsEqual(a: readonly Field[], b: readonly Field[], options: EqualOptions): boolean {
+  return a.length === b.length && a.every((f, i) => fieldsEqual(f, b[i]!, options));
+}
+
+/** Deep structural equality; child fields are compared with fieldsEqual. */
+export function typesEqual(a: DataType, b: DataType, options: EqualOptions = {}): boolean {
+  if (a.kind !== b.kind) return false;
+  switch (a.kind) {
+    case 'list':
+    case 'large_list':
+    case 'list_view':
+    case 'large_list_view':
+      return fieldsEqual(a.child, (b as typeof a).child, options);
+    case 'fixed_size_list': {
+      const o = b as typeof a;
+      return a.listSize === o.listSize && fieldsEqual(a.child, o.child, options);
+    }
+    case 'struct':
+      return fieldListsEqual(a.children, (b as typeof a).children, options);
+    case 'map': {
+      const o = b as typeof a;
+      return a.keysSorted === o.keysSorted && fieldsEqual(a.entries, o.entries, options);
+    }
+    case 'union': {
+      const o = b as typeof a;
+      return (
+        a.mode === o.mode &&
+        a.typeIds.length === o.typeIds.length &&
+        a.typeIds.every((id, i) => id === o.typeIds[i]) &&
+        fieldListsEqual(a.children, o.children, options)
+      );
+    }
+    case 'run_end_encoded': {
+      const o = b as typeof a;
+      return fieldsEqual(a.runEnds, o.runEnds, options) && fieldsEqual(a.values, o.values, options);
+    }
+    case 'dictionary': {
+      const o = b as typeof a;
+      return a.ordered === o.ordered && typesEqual(a.indexType, o.indexType) && typesEqual(a.valueType, o.valueType, options);
+    }
+    default: {
+      // Leaf types: every property is a primitive.
+      const o = b as unknown as Record<string, unknown>;
+      return Object.entries(a).every(([k, v]) => o[k] === v) && Object.keys(o).length === Object.keys(a).length;
+    }
+  }
+}
+
+// ---- extensions -----------------------------------------------------------
+
+export const EXTENSION_NAME_KEY = 'ARROW:extension:name';
+export const EXTENSION_METADATA_KEY = 'ARROW:extension:metadata';
+
+/** The extension type name of a field (its storage type is field.type), or null. */
+export function extensionName(f: Field): string | null {
+  return f.metadata?.get(EXTENSION_NAME_KEY) ?? null;
+}
