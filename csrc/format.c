@@ -229,7 +229,8 @@ static int AcdParseUnion(const char* format, struct AcdFormat* out, const char**
     int32_t id;
     if (!AcdParseInt32(&p, 0, &id)) {
       return AcdFormatError(error, format,
-                            "expected '+u%c:TYPE_ID,TYPE_ID,...' with comma-separated ids in 0..127",
+                            "expected '+u%c:TYPE_ID,TYPE_ID,...' with comma-separated ids "
+                            "in 0..127",
                             format[2]);
     }
     if (id >= ACD_MAX_UNION_TYPE_IDS) {

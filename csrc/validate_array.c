@@ -70,7 +70,8 @@ static int AcdArrayValidateCounts(struct AcdValidation* v, const struct AcdArray
   }
   if (type == ACD_TYPE_NA && a->null_count != -1 && a->null_count != a->length) {
     return AcdValidationFail(v, "null_count", EINVAL,
-                             "expected %" PRId64 " (a null array is all nulls) or -1, found %" PRId64,
+                             "expected %" PRId64 " (a null array is all nulls) or -1, found "
+                             "%" PRId64,
                              a->length, a->null_count);
   }
   if (!AcdHasValidity(type) && type != ACD_TYPE_NA && a->null_count > 0) {
@@ -225,7 +226,8 @@ static int AcdArrayValidateOffsets(struct AcdValidation* v, struct AcdArrayNode*
                              "expected offset + length + 1 offsets, which overflows int64");
   }
   int64_t count = node->extent == 0 ? 0 : node->extent + 1;
-  int code = AcdCheckBuffer(v, node, 1, count, width, width == 4 ? "int32 offsets" : "int64 offsets");
+  const char* noun = width == 4 ? "int32 offsets" : "int64 offsets";
+  int code = AcdCheckBuffer(v, node, 1, count, width, noun);
   if (code != ACD_OK || node->level < ACD_VALIDATION_DEFAULT || a->length == 0) return code;
 
   int64_t first = AcdReadInt(a->buffers[1], a->offset, width);

@@ -34,7 +34,8 @@ static int AcdValidateNullCount(struct AcdValidation* v, const struct AcdArrayNo
   int64_t nulls = a->length - valid;
   if (nulls != a->null_count) {
     return AcdValidationFail(v, "null_count", EINVAL,
-                             "expected %" PRId64 " (the 0 bits of the validity bitmap), found %" PRId64,
+                             "expected %" PRId64 " (the 0 bits of the validity bitmap), found "
+                             "%" PRId64,
                              nulls, a->null_count);
   }
   return ACD_OK;

@@ -1,6 +1,8 @@
 // Shared test helpers: one loaded core per test file, and round trips that
 // check values, ownership and the live byte count.
 import { expect } from '@jest/globals';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
 import { ArrowCDevice } from '../ts/api.js';
 import { compareBatches, normalize } from '../ts/compare.js';
@@ -48,3 +50,17 @@ export function roundtripBatch(acd: ArrowCDevice, batch: arrow.RecordBatch, mode
   exported.release();
   expect(acd.bytesAllocated()).toBe(start);
 }
+
+export const GOLD = join(__dirname, '..', '..', 'shared', 'testdata', 'arrow-testing');
+
+/** Every IPC gold file: [folder/name, path]. */
+export function goldFiles(): [string, string][] {
+  const out: [string, string][] = [];
+  for (const folder of readdirSync(GOLD, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
+    for (const name of readdirSync(join(GOLD, folder)).sort()) {
+      if (name.endsWith('.arrow_file') || name.endsWith('.stream')) out.push([`${folder}/${name}`, join(GOLD, folder, name)]);
+    }
+  }
+  return out;
+}
+

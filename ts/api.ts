@@ -3,7 +3,7 @@
 // device arrays, with explicit ownership.
 
 import * as arrow from 'apache-arrow';
-import { fromArrowField, fromArrowSchema, toArrowSchema, toArrowType } from './arrow-types.js';
+import { fromArrowBatch, fromArrowField, fromArrowSchema, toArrowSchema, toArrowType } from './arrow-types.js';
 import { Core, type LoadOptions } from './core.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from './errors.js';
 import { writeArray, writeSchema } from './export.js';
@@ -124,7 +124,7 @@ export class ArrowCDevice {
 
   /** Exports a record batch as a struct ArrowArray with its ArrowSchema. */
   exportBatch(batch: arrow.RecordBatch): ExportedArray {
-    return this.exportData(batch.data, batchField(batch.schema), 'ArrowArray');
+    return this.exportData(batch.data, structField(fromArrowBatch(batch)), 'ArrowArray');
   }
 
   /** Exports a single-chunk vector (or Data) as an ArrowArray with its ArrowSchema. */
@@ -148,7 +148,7 @@ export class ArrowCDevice {
 
   /** Exports a record batch as an ArrowDeviceArray on the CPU (device_id -1, no sync event). */
   exportDeviceBatch(batch: arrow.RecordBatch): ExportedArray {
-    return this.exportData(batch.data, batchField(batch.schema), 'ArrowDeviceArray');
+    return this.exportData(batch.data, structField(fromArrowBatch(batch)), 'ArrowDeviceArray');
   }
 
   private exportData(data: arrow.Data, field: Field, struct: 'ArrowArray' | 'ArrowDeviceArray'): ExportedArray {
@@ -278,16 +278,16 @@ export class ArrowCDevice {
   }
 }
 
-function batchField(schema: arrow.Schema): Field {
-  const s = fromArrowSchema(schema);
+/** A record batch schema as the C interface has it: a struct with the batch metadata. */
+function structField(s: Schema): Field {
   const type: DataType = { kind: 'struct', children: s.fields };
   return { name: '', type, nullable: false, metadata: s.metadata };
 }
 
 function toModelField(x: arrow.Schema | arrow.Field | Schema | Field): Field {
-  if (x instanceof arrow.Schema) return batchField(x);
+  if (x instanceof arrow.Schema) return structField(fromArrowSchema(x));
   if (x instanceof arrow.Field) return fromArrowField(x);
-  if ('fields' in x) return { name: '', type: { kind: 'struct', children: x.fields }, nullable: false, metadata: x.metadata };
+  if ('fields' in x) return structField(x);
   return x;
 }
 

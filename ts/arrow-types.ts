@@ -197,3 +197,20 @@ export function fromArrowField(f: arrow.Field): Field {
 export function fromArrowSchema(s: arrow.Schema): Schema {
   return { fields: s.fields.map(fromArrowField), metadata: fromArrowMetadata(s.metadata) };
 }
+
+/**
+ * A record batch's schema with each column's type taken from its data.
+ * apache-arrow's IPC reader can give a schema whose fields of the same name
+ * carry each other's types; the Data tree is always right, so the types come
+ * from there and names, nullability and metadata from the schema.
+ */
+export function fromArrowBatch(batch: arrow.RecordBatch): Schema {
+  const columns = batch.data.children;
+  const fields = batch.schema.fields.map((f, i): Field => ({
+    name: f.name,
+    type: fromArrowType(columns[i]?.type ?? f.type),
+    nullable: f.nullable,
+    metadata: fromArrowMetadata(f.metadata),
+  }));
+  return { fields, metadata: fromArrowMetadata(batch.schema.metadata) };
+}

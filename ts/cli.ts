@@ -3,7 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import * as arrow from 'apache-arrow';
-import { ArrowCDeviceError, compareBatches, load, schemaDifferences, type ArrowCDevice, type Mismatch } from './index.js';
+import { ArrowCDeviceError, compareBatches, load, schemaDifferences, type ArrowCDevice, type ExportedArray, type Imported, type Mismatch } from './index.js';
 import { roundtripDemo } from './demo.js';
 
 const USAGE = `usage:
@@ -73,18 +73,17 @@ export function roundtripTable(acd: ArrowCDevice, table: arrow.Table, file: stri
   const mismatches: Mismatch[] = [];
   const errors: string[] = [];
   table.batches.forEach((batch, b) => {
-    const exported = acd.exportDeviceBatch(batch);
+    let exported: ExportedArray | undefined;
+    let imported: Imported<arrow.RecordBatch> | undefined;
     try {
-      const imported = acd.importDeviceBatch(exported.schema, exported.array, { mode });
-      try {
-        mismatches.push(...compareSchemas(batch, imported.value, b), ...compareBatches(batch, imported.value, b));
-      } finally {
-        imported.release();
-      }
+      exported = acd.exportDeviceBatch(batch);
+      imported = acd.importDeviceBatch(exported.schema, exported.array, { mode });
+      mismatches.push(...compareSchemas(batch, imported.value, b), ...compareBatches(batch, imported.value, b));
     } catch (e) {
       errors.push(`batch ${b}: ${(e as Error).message}`);
     } finally {
-      exported.release();
+      imported?.release();
+      exported?.release();
     }
   });
   const bytesLeaked = acd.bytesAllocated() - start;
@@ -96,7 +95,7 @@ export function roundtripTable(acd: ArrowCDevice, table: arrow.Table, file: stri
 }
 
 function compareSchemas(a: arrow.RecordBatch, b: arrow.RecordBatch, batch: number): Mismatch[] {
-  return schemaDifferences(a.schema, b.schema).map((d) => ({ batch, column: '(schema)', row: -1, expected: d, found: '' }));
+  return schemaDifferences(a, b).map((d) => ({ batch, column: '(schema)', row: -1, expected: d, found: '' }));
 }
 
 function printSummary(s: RoundtripSummary): void {

@@ -3,8 +3,8 @@
 // data (bigint, NaN and bytes kept distinct) and compared per cell.
 
 import * as arrow from 'apache-arrow';
-import { fromArrowSchema } from './arrow-types.js';
-import { fieldsEqual, typeToString, type Field } from './types.js';
+import { fromArrowBatch } from './arrow-types.js';
+import { fieldsEqual, metadataEqual, typeToString, type Field } from './types.js';
 
 export interface Mismatch {
   readonly batch: number;
@@ -41,16 +41,17 @@ function isMapRow(v: object): boolean {
 
 const show = (v: unknown) => JSON.stringify(v) ?? 'undefined';
 
-/** The fields of two schemas that differ (names, types, nullability, metadata). */
-export function schemaDifferences(expected: arrow.Schema, found: arrow.Schema): string[] {
-  const a = fromArrowSchema(expected);
-  const b = fromArrowSchema(found);
+/** The columns of two batches whose fields differ (names, types, nullability, metadata). */
+export function schemaDifferences(expected: arrow.RecordBatch, found: arrow.RecordBatch): string[] {
+  const a = fromArrowBatch(expected);
+  const b = fromArrowBatch(found);
   const out: string[] = [];
   if (a.fields.length !== b.fields.length) out.push(`expected ${a.fields.length} columns, found ${b.fields.length}`);
   a.fields.forEach((f: Field, i) => {
     const g = b.fields[i];
     if (g !== undefined && !fieldsEqual(f, g)) out.push(`column ${i} '${f.name}': expected ${describe(f)}, found ${describe(g)}`);
   });
+  if (!metadataEqual(a.metadata, b.metadata)) out.push('the schema metadata differs');
   return out;
 }
 

@@ -200,7 +200,7 @@ function writeOffsets(w: ArrayWriter, offsets: Int32Array | BigInt64Array, n: nu
   // A zero-length array may come with no offsets at all (IPC files of Arrow
   // 0.14): the C interface still wants one offset.
   if (n === 0 && offsets.length === 0) {
-    w.alloc(1, width);
+    w.bytes(1, new Uint8Array(width), 0, width);
     return { first: 0, last: 0 };
   }
   if (offsets.length < n + 1) {
