@@ -210,14 +210,17 @@ static int AcdSchemaValidateMap(struct AcdValidation* v, const struct ArrowSchem
 static int AcdSchemaValidateRunEndEncoded(struct AcdValidation* v,
                                           const struct ArrowSchema* schema) {
   const struct ArrowSchema* run_ends = schema->children[0];
-  const char* f = run_ends->format;
-  int is_signed = (f[0] == 's' || f[0] == 'i' || f[0] == 'l') && f[1] == '\0';
+  struct AcdFormat format;
+  AcdFormatParse(run_ends->format, &format, NULL);  // valid: the child was validated
+  enum AcdType type = format.type;
+  int is_signed = type == ACD_TYPE_INT16 || type == ACD_TYPE_INT32 || type == ACD_TYPE_INT64;
   if (!is_signed || run_ends->dictionary != NULL) {
     AcdValidationPush(v, ".children[0]");
     return AcdValidationFail(v, NULL, EINVAL,
                              "expected run ends of type int16, int32 or int64 ('s', 'i', 'l'), "
                              "found '%s'%s",
-                             f, run_ends->dictionary != NULL ? " (dictionary-encoded)" : "");
+                             run_ends->format,
+                             run_ends->dictionary != NULL ? " (dictionary-encoded)" : "");
   }
   return ACD_OK;
 }

@@ -350,6 +350,26 @@ static int AcdChildLengthAtLeast(struct AcdValidation* v, const struct ArrowArra
   return code;
 }
 
+// Run ends are positive and strictly increasing (FULL), and the last one
+// covers the parent's offset + length (DEFAULT).
+static int AcdRunEndsValidateContent(struct AcdValidation* v, const struct AcdArrayNode* node,
+                                     int width) {
+  const struct ArrowArray* run_ends = node->array->children[0];
+  int64_t previous = 0;
+  int64_t stop = run_ends->offset + run_ends->length;
+  for (int64_t j = run_ends->offset; j < stop; j++) {
+    int64_t run_end = AcdReadInt(run_ends->buffers[1], j, width);
+    if (run_end <= previous) {
+      return AcdValidationFail(v, "buffers[1]", EINVAL,
+                               "expected run ends > 0 and strictly increasing, found %" PRId64
+                               " at index %" PRId64 " after %" PRId64,
+                               run_end, j, previous);
+    }
+    previous = run_end;
+  }
+  return ACD_OK;
+}
+
 static int AcdArrayValidateRunEnds(struct AcdValidation* v, const struct AcdArrayNode* node) {
   const struct ArrowArray* a = node->array;
   const struct ArrowArray* run_ends = a->children[0];
@@ -365,14 +385,17 @@ static int AcdArrayValidateRunEnds(struct AcdValidation* v, const struct AcdArra
                              "found 0");
   } else if (node->level >= ACD_VALIDATION_DEFAULT && run_ends->length > 0) {
     // The child's buffers were checked for this range when it was validated.
-    char run_end_type = node->schema->children[0]->format[0];
-    int width = run_end_type == 's' ? 2 : run_end_type == 'i' ? 4 : 8;
-    int64_t last = AcdReadInt(run_ends->buffers[1], run_ends->offset + run_ends->length - 1, width);
+    struct AcdFormat format;
+    AcdFormatParse(node->schema->children[0]->format, &format, NULL);
+    int64_t last = AcdReadInt(run_ends->buffers[1], run_ends->offset + run_ends->length - 1,
+                              format.byte_width);
     if (last < node->end) {
       code = AcdValidationFail(v, NULL, EINVAL,
                                "expected the last run end >= %" PRId64
                                " (the parent's offset + length), found %" PRId64,
                                node->end, last);
+    } else if (node->level >= ACD_VALIDATION_FULL) {
+      code = AcdRunEndsValidateContent(v, node, format.byte_width);
     }
   }
   AcdValidationPop(v, mark);

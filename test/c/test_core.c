@@ -838,6 +838,12 @@ static void TestValidateUtf8(void) {
   f.array.null_count = 0;
   f.buffers[0] = f.buffers[1] = f.buffers[2] = NULL;
   EXPECT_VALID(&f.schema, &f.array);
+
+  // Only empty strings: the data buffer may be NULL.
+  const int32_t empty_offsets[3] = {0, 0, 0};
+  const void* empty_buffers[3] = {NULL, empty_offsets, NULL};
+  ArraySet(&f.array, 2, 0, 0, 3, empty_buffers, 0, NULL);
+  EXPECT_VALID(&f.schema, &f.array);
 }
 
 // ---- array validation: nested --------------------------------------------------
