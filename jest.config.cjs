@@ -14,4 +14,5 @@ module.exports = {
   extensionsToTreatAsEsm: [],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testTimeout: 60000,
+  reporters: ['default', '<rootDir>/test/summary-reporter.cjs'],
 };

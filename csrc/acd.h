@@ -218,10 +218,11 @@ enum AcdValidationLevel {
 
 // Checks a schema tree: not released, every format parses, child counts match
 // the type, metadata well formed, names and formats within readable memory,
-// no cycles. Errors name the path ("children[1].dictionary: ...").
+// no cycles. Errors name the path ("root.children[1].dictionary: ...").
 int AcdSchemaValidate(const struct ArrowSchema* schema, struct AcdError* error);
 
-// Checks an array tree against its (already validated) schema at `level`.
+// Checks an array tree against its schema at `level`. From MINIMAL on, the
+// schema is validated first (its errors are prefixed "schema: ").
 int AcdArrayValidate(const struct ArrowSchema* schema, const struct ArrowArray* array,
                      enum AcdValidationLevel level, struct AcdError* error);
 
@@ -229,19 +230,26 @@ int AcdArrayValidate(const struct ArrowSchema* schema, const struct ArrowArray* 
 // first invalid sequence (utf8.c; shared by metadata.c and validation).
 int64_t AcdUtf8Validate(const void* data, int64_t size);
 
-// Internals shared by validate.c and validate_array.c: the path from the root
+// Internals shared by the validate*.c files: the path from the root
 // ("root.children[2].dictionary") kept while walking a tree, so that every
 // failure says where it happened.
 
 #define ACD_VALIDATION_MAX_DEPTH 64
+// Bounds the work of one validation: a tree that reuses the same child struct
+// in many places would otherwise take time exponential in its depth.
+#define ACD_VALIDATION_MAX_NODES (1 << 20)
 
 struct AcdValidation {
   struct AcdError* error;
+  int64_t nodes_left;
   size_t path_length;
   char path[1024];
 };
 
 void AcdValidationInit(struct AcdValidation* v, struct AcdError* error);
+
+// Counts one visited node; fails once ACD_VALIDATION_MAX_NODES were visited.
+int AcdValidationVisit(struct AcdValidation* v);
 
 // Appends a path component; returns the mark that AcdValidationPop restores.
 size_t AcdValidationPush(struct AcdValidation* v, const char* fmt, ...)

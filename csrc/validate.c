@@ -16,8 +16,17 @@
 
 void AcdValidationInit(struct AcdValidation* v, struct AcdError* error) {
   v->error = error;
+  v->nodes_left = ACD_VALIDATION_MAX_NODES;
   v->path_length = 4;
   memcpy(v->path, "root", 5);
+}
+
+int AcdValidationVisit(struct AcdValidation* v) {
+  if (--v->nodes_left >= 0) return ACD_OK;
+  return AcdValidationFail(v, NULL, EINVAL,
+                           "more than %d nodes: a tree this large, or one that reuses the same "
+                           "child struct in many places, is not accepted",
+                           ACD_VALIDATION_MAX_NODES);
 }
 
 size_t AcdValidationPush(struct AcdValidation* v, const char* fmt, ...) {
@@ -235,6 +244,7 @@ static int AcdSchemaValidateNode(struct AcdValidation* v, const struct ArrowSche
     return AcdValidationFail(v, NULL, EINVAL, "cycle or nesting deeper than %d levels",
                              ACD_VALIDATION_MAX_DEPTH);
   }
+  if (AcdValidationVisit(v) != ACD_OK) return EINVAL;
   if (!AcdValidationReadable(schema, sizeof(*schema))) {
     return AcdValidationFail(v, NULL, EINVAL,
                              "expected a struct ArrowSchema in readable memory, found %p",

@@ -456,6 +456,7 @@ static int AcdArrayValidateNode(struct AcdValidation* v, const struct ArrowSchem
     return AcdValidationFail(v, NULL, EINVAL, "cycle or nesting deeper than %d levels",
                              ACD_VALIDATION_MAX_DEPTH);
   }
+  if (AcdValidationVisit(v) != ACD_OK) return EINVAL;
   struct AcdArrayNode node;
   memset(&node, 0, sizeof(node));
   node.schema = schema;

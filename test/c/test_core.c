@@ -1422,6 +1422,22 @@ static void TestValidateDeep(void) {
                  "children[0].n_buffers: expected 2 for int32, found 3");
 }
 
+// A DAG: each level's two children are the same struct, so a walk meets
+// 2^40 paths through 40 structs. The node budget stops it at once.
+static void TestValidateSharedChildren(void) {
+  struct ArrowSchema schemas[41];
+  struct ArrowSchema* children[40][2];
+  struct AcdError error;
+  for (int i = 40; i >= 0; i--) {
+    int leaf = i == 40;
+    if (!leaf) children[i][0] = children[i][1] = &schemas[i + 1];
+    SchemaSet(&schemas[i], leaf ? "i" : "+s", NULL, 0, leaf ? 0 : 2, leaf ? NULL : children[i]);
+  }
+  CHECK_FAILS(AcdSchemaValidate(&schemas[0], &error), EINVAL, &error, "more than 1048576 nodes");
+  // A wide tree under the budget still validates.
+  CHECK_OK(AcdSchemaValidate(&schemas[30], &error), &error);
+}
+
 // ---- wasm only: pointers past the end of linear memory ---------------------------
 
 #if defined(__wasm__)
@@ -1491,6 +1507,7 @@ static void TestValidateArrays(void) {
   TestValidateMap();
   TestValidateNull();
   TestValidateDeep();
+  TestValidateSharedChildren();
   TestValidateOutOfMemory();
 }
 
