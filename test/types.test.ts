@@ -16,22 +16,8 @@ const f = t.field;
 const ab = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 
 // The children and dictionary value type an ArrowSchema of this type carries.
-function childrenOf(type: DataType): Field[] {
-  switch (type.kind) {
-    case 'list': case 'large_list': case 'list_view': case 'large_list_view': case 'fixed_size_list':
-      return [type.child];
-    case 'struct': case 'union':
-      return [...type.children];
-    case 'map':
-      return [type.entries];
-    case 'run_end_encoded':
-      return [type.runEnds, type.values];
-    default:
-      return [];
-  }
-}
 const fromFormat = (format: string, type: DataType) =>
-  typeFromFormat(format, childrenOf(type), flagsOf(f('x', type)), type.kind === 'dictionary' ? type.valueType : undefined);
+  typeFromFormat(format, t.childFields(type), flagsOf(f('x', type)), type.kind === 'dictionary' ? type.valueType : undefined);
 
 // Every format string of the spec, with the model type it stands for.
 const FORMATS: [string, DataType][] = [
@@ -127,7 +113,7 @@ describe('format strings', () => {
     expect(flagsOf(f('a', t.int32(), false))).toBe(0);
     expect(flagsOf(f('a', t.dictionary(t.int8(), t.utf8(), true)))).toBe(3);
     expect(flagsOf(f('a', t.map(t.utf8(), t.int32(), true), false))).toBe(4);
-    const sorted = typeFromFormat('+m', childrenOf(t.map(t.utf8(), t.int32())), 6);
+    const sorted = typeFromFormat('+m', t.childFields(t.map(t.utf8(), t.int32())), 6);
     expect(sorted).toMatchObject({ kind: 'map', keysSorted: true });
     expect(typeFromFormat('c', [], 1, t.utf8())).toMatchObject({ kind: 'dictionary', ordered: true });
     expect(typeFromFormat('c', [], 2, t.utf8())).toMatchObject({ kind: 'dictionary', ordered: false });

@@ -10,23 +10,7 @@ import { copyBits, copyBytes } from './bits.js';
 import { ArrowCDeviceError, ENOSYS, EINVAL } from './errors.js';
 import { flagsOf, formatOf } from './format.js';
 import { encodeMetadata } from './metadata.js';
-import type { DataType, Field } from './types.js';
-
-/** The fields an ArrowSchema of this type has as children. */
-export function childFields(type: DataType): readonly Field[] {
-  switch (type.kind) {
-    case 'list': case 'large_list': case 'list_view': case 'large_list_view': case 'fixed_size_list':
-      return [type.child];
-    case 'struct': case 'union':
-      return type.children;
-    case 'map':
-      return [type.entries];
-    case 'run_end_encoded':
-      return [type.runEnds, type.values];
-    default:
-      return [];
-  }
-}
+import { childFields, type DataType, type Field } from './types.js';
 
 /**
  * Initializes the ArrowSchema at `ptr` (its old content is ignored) for field.

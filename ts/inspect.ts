@@ -17,7 +17,7 @@ export function describeStruct(s: StructReader, name: StructName, address: numbe
     switch (f.kind) {
       case 'i64': value = s.view.getBigInt64(at, true).toString(); break;
       case 'i32': value = String(s.view.getInt32(at, true)); break;
-      case 'i64x3': value = `{${[0, 8, 16].map((o) => s.view.getBigInt64(at + o, true)).join(', ')}}`; break;
+      case 'i64x3': value = `{${[0, 1, 2].map((k) => s.view.getBigInt64(at + k * BigInt64Array.BYTES_PER_ELEMENT, true)).join(', ')}}`; break;
       case 'fnptr': { const p = s.ptrAt(at); value = p === 0 ? 'NULL' : `function #${p}`; break; }
       case 'struct': value = '(embedded, below)'; break;
       default: value = pointerValue(s, name, field, s.ptrAt(at));
@@ -33,21 +33,30 @@ function pointerValue(s: StructReader, owner: StructName, field: string, p: numb
   return hex(p);
 }
 
+/** Up to n bytes at address in hex, never past the end of the memory. */
+function bytesAt(s: StructReader, address: number, n: number): string {
+  const bytes = new Uint8Array(s.view.buffer);
+  return [...bytes.subarray(address, Math.min(address + n, bytes.length))].map((b) => b.toString(16).padStart(2, '0')).join(' ');
+}
+
+/** Lines for the children and dictionary of a schema or array node, each described by `describe`. */
+function describeDescendants(s: StructReader, struct: 'ArrowSchema' | 'ArrowArray', address: number, indent: string,
+  describe: (address: number, indent: string) => string[]): string[] {
+  const lines: string[] = [];
+  const n = s.i64(struct, address, 'n_children');
+  const children = s.ptr(struct, address, 'children');
+  for (let i = 0; i < n; i++) {
+    lines.push(`${indent}  children[${i}]:`, ...describe(s.ptrAt(children + i * s.layout.pointerSize), `${indent}    `));
+  }
+  const dictionary = s.ptr(struct, address, 'dictionary');
+  if (dictionary !== 0) lines.push(`${indent}  dictionary:`, ...describe(dictionary, `${indent}    `));
+  return lines;
+}
+
 /** A schema tree, children and dictionary included. */
 export function describeSchema(s: StructReader, address: number, indent = ''): string[] {
-  const lines = describeStruct(s, 'ArrowSchema', address, indent);
-  const n = s.i64('ArrowSchema', address, 'n_children');
-  const children = s.ptr('ArrowSchema', address, 'children');
-  for (let i = 0; i < n; i++) {
-    lines.push(`${indent}  children[${i}]:`);
-    lines.push(...describeSchema(s, s.ptrAt(children + i * s.layout.pointerSize), `${indent}    `));
-  }
-  const dictionary = s.ptr('ArrowSchema', address, 'dictionary');
-  if (dictionary !== 0) {
-    lines.push(`${indent}  dictionary:`);
-    lines.push(...describeSchema(s, dictionary, `${indent}    `));
-  }
-  return lines;
+  return [...describeStruct(s, 'ArrowSchema', address, indent),
+    ...describeDescendants(s, 'ArrowSchema', address, indent, (a, i) => describeSchema(s, a, i))];
 }
 
 /** An array tree with the first bytes of each buffer. */
@@ -57,21 +66,10 @@ export function describeArray(s: StructReader, address: number, indent = ''): st
   const buffers = s.ptr('ArrowArray', address, 'buffers');
   for (let i = 0; i < nBuffers; i++) {
     const p = s.ptrAt(buffers + i * s.layout.pointerSize);
-    const preview = p === 0 ? 'NULL' : `${hex(p)}: ${[...new Uint8Array(s.view.buffer, p, 16)].map((b) => b.toString(16).padStart(2, '0')).join(' ')} ...`;
+    const preview = p === 0 ? 'NULL' : `${hex(p)}: ${bytesAt(s, p, 16)} ...`;
     lines.push(`${indent}  buffers[${i}] ${preview}`);
   }
-  const n = s.i64('ArrowArray', address, 'n_children');
-  const children = s.ptr('ArrowArray', address, 'children');
-  for (let i = 0; i < n; i++) {
-    lines.push(`${indent}  children[${i}]:`);
-    lines.push(...describeArray(s, s.ptrAt(children + i * s.layout.pointerSize), `${indent}    `));
-  }
-  const dictionary = s.ptr('ArrowArray', address, 'dictionary');
-  if (dictionary !== 0) {
-    lines.push(`${indent}  dictionary:`);
-    lines.push(...describeArray(s, dictionary, `${indent}    `));
-  }
-  return lines;
+  return [...lines, ...describeDescendants(s, 'ArrowArray', address, indent, (a, i) => describeArray(s, a, i))];
 }
 
 /** A device array: its device fields, then the embedded array. */

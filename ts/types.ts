@@ -131,6 +131,22 @@ function fieldToString(f: Field): string {
   return `${f.name}: ${typeToString(f.type)}${f.nullable ? '' : ' not null'}`;
 }
 
+/** The fields an ArrowSchema of this type has as children. */
+export function childFields(type: DataType): readonly Field[] {
+  switch (type.kind) {
+    case 'list': case 'large_list': case 'list_view': case 'large_list_view': case 'fixed_size_list':
+      return [type.child];
+    case 'struct': case 'union':
+      return type.children;
+    case 'map':
+      return [type.entries];
+    case 'run_end_encoded':
+      return [type.runEnds, type.values];
+    default:
+      return [];
+  }
+}
+
 /** A readable one-line description: `list<item: int32>`, `timestamp[ms, tz=UTC]`. */
 export function typeToString(type: DataType): string {
   switch (type.kind) {
