@@ -52,7 +52,7 @@ node scripts/gen-layout.mjs build/layout/wasm32.json build/layout/native.json ts
 
 # ---- wasm core --------------------------------------------------------------
 sources=(csrc/*.c)
-say "wasm core: ${#sources[@]} C files + bindings"
+say "wasm core: ${#sources[@]} C files and the embind bindings"
 objs=()
 for src in "${sources[@]}"; do
   obj=build/core/$(basename "${src%.c}").o
@@ -60,8 +60,13 @@ for src in "${sources[@]}"; do
   emcc -std=c11 -O2 -Wall -Wextra -Werror -c "$src" -o "$obj"
   objs+=("$obj")
 done
-emcc -std=c++17 -O2 -Wall -Wextra -Werror -c csrc/bindings.cpp -o build/core/bindings.o
-emcc -O2 --bind "${objs[@]}" build/core/bindings.o -o build/core/core.mjs \
+# embind exports: csrc/bindings.cpp, and one bindings_<concept>.cpp per concept.
+for src in csrc/*.cpp; do
+  obj=build/core/$(basename "${src%.cpp}").o
+  emcc -std=c++17 -O2 -Wall -Wextra -Werror -c "$src" -o "$obj"
+  objs+=("$obj")
+done
+emcc -O2 --bind "${objs[@]}" -o build/core/core.mjs \
   -sMODULARIZE -sEXPORT_ES6 -sEXPORT_NAME=createAcdCore -sENVIRONMENT=web,worker -sSINGLE_FILE \
   -sWASM_BIGINT -sALLOW_MEMORY_GROWTH -sALLOW_TABLE_GROWTH -sINITIAL_MEMORY=16MB \
   -sMAXIMUM_MEMORY=4GB -sFILESYSTEM=0 -sEXPORTED_RUNTIME_METHODS=addFunction,removeFunction \
@@ -74,6 +79,12 @@ say "type check and declarations (tsc)"
 rm -rf build/types
 npx --no-install tsc -p tsconfig.json
 say "bundle (rollup)"
-rm -rf dist
-npx --no-install rollup -c rollup.config.mjs --silent
+# Bundle into a staging folder and swap it in, so that a test reading dist/
+# meanwhile never sees it half-written.
+rm -rf build/dist-staging
+ACD_DIST=build/dist-staging npx --no-install rollup -c rollup.config.mjs --silent
+rm -rf build/dist-old
+[[ -d dist ]] && mv dist build/dist-old
+mv build/dist-staging dist
+rm -rf build/dist-old
 say "done: dist/ $(du -sh dist | cut -f1)"

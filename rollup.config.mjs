@@ -16,6 +16,7 @@ const tsResolve = {
 };
 
 const external = (id) => id === 'apache-arrow' || id.startsWith('apache-arrow/') || id.startsWith('node:');
+const out = process.env.ACD_DIST ?? 'dist';
 const swcPlugin = swc({ swc: { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, sourceMaps: true } });
 
 export default [
@@ -24,8 +25,8 @@ export default [
     external,
     plugins: [tsResolve, swcPlugin],
     output: [
-      { file: 'dist/index.mjs', format: 'es', sourcemap: true },
-      { file: 'dist/index.cjs', format: 'cjs', sourcemap: true, exports: 'named' },
+      { file: `${out}/index.mjs`, format: 'es', sourcemap: true },
+      { file: `${out}/index.cjs`, format: 'cjs', sourcemap: true, exports: 'named' },
     ],
   },
   {
@@ -34,12 +35,12 @@ export default [
     // The CLI uses the library bundle (dist/index.mjs) instead of a second copy of it.
     plugins: [{ name: 'cli-uses-dist', resolveId: (s, importer) => (importer && s === './index.js' ? { id: './index.mjs', external: true } : null) },
       tsResolve, swcPlugin],
-    output: { file: 'dist/cli.mjs', format: 'es', sourcemap: true },
+    output: { file: `${out}/cli.mjs`, format: 'es', sourcemap: true },
   },
   {
     input: 'build/types/index.d.ts',
     external,
     plugins: [dts()],
-    output: { file: 'dist/index.d.ts', format: 'es' },
+    output: { file: `${out}/index.d.ts`, format: 'es' },
   },
 ];
