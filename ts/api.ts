@@ -3,7 +3,8 @@
 // device arrays, with explicit ownership.
 
 import * as arrow from 'apache-arrow';
-import { fromArrowBatch, fromArrowField, fromArrowSchema, toArrowSchema, toArrowType } from './arrow-types.js';
+import { convertedType, type Conversion } from './arrow-data.js';
+import { fromArrowBatch, fromArrowField, fromArrowSchema, toArrowSchema } from './arrow-types.js';
 import { Core, type LoadOptions } from './core.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from './errors.js';
 import { writeArray, writeSchema } from './export.js';
@@ -20,6 +21,12 @@ export interface ImportOptions {
   mode?: ImportMode;
   /** How much the C validator checks before anything is read (default 'default'). */
   validate?: ValidationLevel;
+  /**
+   * Types apache-arrow lacks to convert into ones it has: 'run_end_encoded'
+   * (expanded into plain values), 'list_view' (gathered into lists). Without
+   * it such data throws; importRaw keeps any type as it is.
+   */
+  convert?: readonly Conversion[];
 }
 
 /** An ArrowSchema this library produced, in wasm memory at `ptr`. */
@@ -200,18 +207,12 @@ export class ArrowCDevice {
    * is moved or released.
    */
   importBatch(schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<arrow.RecordBatch> {
-    return this.importArray(schema, array, 'ArrowArray', options, (s, data) => {
-      if (data.nullCount > 0) throw new ArrowCDeviceError('array: a record batch cannot have top-level nulls', EINVAL);
-      return new arrow.RecordBatch(toArrowSchema(s.schema), data as arrow.Data<arrow.Struct>);
-    });
+    return this.importArray(schema, array, 'ArrowArray', options, (s, data) => toBatch(s, data, options.convert));
   }
 
   /** Like importBatch, for an ArrowDeviceArray on the CPU. */
   importDeviceBatch(schema: number | ImportedSchema, deviceArray: number, options: ImportOptions = {}): Imported<arrow.RecordBatch> {
-    return this.importArray(schema, deviceArray, 'ArrowDeviceArray', options, (s, data) => {
-      if (data.nullCount > 0) throw new ArrowCDeviceError('array: a record batch cannot have top-level nulls', EINVAL);
-      return new arrow.RecordBatch(toArrowSchema(s.schema), data as arrow.Data<arrow.Struct>);
-    });
+    return this.importArray(schema, deviceArray, 'ArrowDeviceArray', options, (s, data) => toBatch(s, data, options.convert));
   }
 
   /** Takes ownership of an ArrowArray of any type and imports it as a Vector. */
@@ -236,10 +237,9 @@ export class ArrowCDevice {
     try {
       if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
       core.arrayValidate(schema.ptr, arrayPtr, level);
-      const arrowType = toArrowType(schema.field.type);
       own = core.alloc(core.structs.size('ArrowArray'));
       core.arrayMove(arrayPtr, own);
-      const build = () => wrap(schema, readData(core, own, schema.field.type, arrowType, mode));
+      const build = () => wrap(schema, readData(core, own, schema.field.type, mode, options.convert));
       const owned = own;
       if (mode === 'copy') {
         const result = new Imported(core, build, () => {});
@@ -276,6 +276,14 @@ export class ArrowCDevice {
       throw new ArrowCDeviceError('sync_event: expected NULL for ARROW_DEVICE_CPU, which has no event type', EINVAL);
     }
   }
+}
+
+/** apache-arrow's record batch for an imported struct array and its schema. */
+function toBatch(s: ImportedSchema, data: arrow.Data, convert: readonly Conversion[] = []): arrow.RecordBatch {
+  if (data.nullCount > 0) throw new ArrowCDeviceError('array: a record batch cannot have top-level nulls', EINVAL);
+  const { fields, metadata } = s.schema;
+  const schema = toArrowSchema({ fields: fields.map((f) => ({ ...f, type: convertedType(f.type, convert) })), metadata });
+  return new arrow.RecordBatch(schema, data as arrow.Data<arrow.Struct>);
 }
 
 /** A record batch schema as the C interface has it: a struct with the batch metadata. */

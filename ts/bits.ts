@@ -1,32 +1,6 @@
-// Copying into wasm memory, with the checks that keep a short or detached
-// source from being read silently.
+// Bitmaps: copying a run of bits that may not start on a byte boundary.
 
 import { ArrowCDeviceError, EINVAL } from './errors.js';
-
-/** The bytes of a typed array (no copy). */
-export function bytesOf(a: ArrayBufferView): Uint8Array {
-  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-}
-
-/** Whether an ArrayBuffer was detached (a view over it can no longer be made). */
-export function isDetached(buffer: ArrayBufferLike): boolean {
-  try {
-    new Uint8Array(buffer, 0, 0);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
-/** Copies `size` bytes of src (from byte `from`) to dst at `at`; throws when src is too short. */
-export function copyBytes(src: ArrayBufferView, from: number, size: number, dst: Uint8Array, at: number, what: string): void {
-  if (size === 0) return;
-  if (src.byteLength < from + size) {
-    const detached = isDetached(src.buffer) ? ' (its buffer is detached: wasm memory grew under a view)' : '';
-    throw new ArrowCDeviceError(`${what}: expected at least ${from + size} bytes, found ${src.byteLength}${detached}`, EINVAL);
-  }
-  dst.set(new Uint8Array(src.buffer, src.byteOffset + from, size), at);
-}
 
 /**
  * Copies bits [bitOffset, bitOffset + n) of src to dst at byte `at`, starting
