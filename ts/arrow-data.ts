@@ -9,7 +9,7 @@ import { toArrowType } from './arrow-types.js';
 import { copyBits } from './bits.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from './errors.js';
 import { byteWidth, hasValidity, offsetWidth, type RawArray } from './raw.js';
-import { typeToString, type DataType, type Field } from './types.js';
+import { childFields, typeToString, type DataType, type Field } from './types.js';
 
 // ---- apache-arrow → raw -----------------------------------------------------
 
@@ -165,7 +165,16 @@ function typed<C extends TypedArrayCtor>(b: Uint8Array | null, Ctor: C, what: st
  * stay views). Types apache-arrow lacks throw unless `convert` names them.
  */
 export function toArrowData(raw: RawArray, convert: readonly Conversion[] = [], path = 'array'): arrow.Data {
+  checkConvertible(raw.type, convert, path);
   return toData(raw, toArrowType(convertedType(raw.type, convert)), convert, path);
+}
+
+/** Throws, naming the way out, for a type apache-arrow lacks that `convert` does not convert. */
+function checkConvertible(type: DataType, convert: readonly Conversion[], path: string): void {
+  if (type.kind === 'run_end_encoded' && !convert.includes('run_end_encoded')) throw notSupported(type, path, 'run_end_encoded', 'into plain values');
+  if ((type.kind === 'list_view' || type.kind === 'large_list_view') && !convert.includes('list_view')) throw notSupported(type, path, 'list_view', 'into a list');
+  if (type.kind === 'dictionary') checkConvertible(type.valueType, convert, `${path}.dictionary`);
+  childFields(type).forEach((f, i) => checkConvertible(f.type, convert, `${path}.children[${i}]`));
 }
 
 function toData(raw: RawArray, arrowType: arrow.DataType, convert: readonly Conversion[], path: string): arrow.Data {
