@@ -9,6 +9,7 @@ import { toArrowType } from './arrow-types.js';
 import { copyBits } from './bits.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from './errors.js';
 import { byteWidth, hasValidity, offsetWidth, type RawArray } from './raw.js';
+import { intAt } from './raw-values.js';
 import { childFields, typeToString, type DataType, type Field } from './types.js';
 
 // ---- apache-arrow → raw -----------------------------------------------------
@@ -240,16 +241,6 @@ function toData(raw: RawArray, arrowType: arrow.DataType, convert: readonly Conv
 function notSupported(type: DataType, path: string, conversion: Conversion, what: string): ArrowCDeviceError {
   return new ArrowCDeviceError(`${path}: ${typeToString(type)} is not supported by apache-arrow; import with ` +
     `{ convert: ['${conversion}'] } to convert it ${what}, or with importRaw to keep it as it is`, ENOSYS);
-}
-
-/** Entry i of an offsets-like buffer of the given width. */
-function intAt(b: Uint8Array | null, width: number, i: number): number {
-  const v = new DataView(b!.buffer, b!.byteOffset, b!.byteLength);
-  switch (width) {
-    case 2: return v.getInt16(i * 2, true);
-    case 4: return v.getInt32(i * 4, true);
-    default: return Number(v.getBigInt64(i * 8, true));
-  }
 }
 
 /** Builds Data of arrowType from the values of `source` at the given indices (null for a null slot). */
