@@ -69,7 +69,7 @@ done
 emcc -O2 --bind "${objs[@]}" -o build/core/core.mjs \
   -sMODULARIZE -sEXPORT_ES6 -sEXPORT_NAME=createAcdCore -sENVIRONMENT=web,worker -sSINGLE_FILE \
   -sWASM_BIGINT -sALLOW_MEMORY_GROWTH -sALLOW_TABLE_GROWTH -sINITIAL_MEMORY=16MB \
-  -sMAXIMUM_MEMORY=4GB -sFILESYSTEM=0 -sEXPORTED_RUNTIME_METHODS=addFunction,removeFunction \
+  -sMAXIMUM_MEMORY=2GB -sFILESYSTEM=0 -sEXPORTED_RUNTIME_METHODS=addFunction,removeFunction \
   -sINCOMING_MODULE_JS_API=wasmBinary,print,printErr
 node scripts/gen-core.mjs build/core/core.mjs ts/generated/core.js
 [[ $what == core ]] && { say "core done"; exit 0; }

@@ -53,7 +53,9 @@ void AcdBufferFree(void* ptr);
 int64_t AcdBytesAllocated(void);
 
 // Whether [ptr, ptr + size) lies in readable memory. On wasm this is the
-// linear memory's current size; natively only NULL is rejected.
+// linear memory's current size; natively only NULL is rejected. Both reject
+// simulated device memory and pending host-accessible device memory
+// (AcdDeviceRangeReadable).
 int AcdAddressRangeValid(const void* ptr, int64_t size);
 
 // ---- format strings (format.c) ------------------------------------------
@@ -196,13 +198,6 @@ void AcdDeviceArrayMove(struct ArrowDeviceArray* src, struct ArrowDeviceArray* d
 void AcdSchemaRelease(struct ArrowSchema* schema);
 void AcdArrayRelease(struct ArrowArray* array);
 
-// ---- device arrays (device.c) -------------------------------------------
-
-// Sets device_id, device_type, a NULL sync_event and zeroed reserved bytes;
-// `array` itself is initialized separately.
-void AcdDeviceArrayInitDevice(struct ArrowDeviceArray* device_array,
-                              ArrowDeviceType device_type, int64_t device_id);
-
 // ---- validation (validate.c, validate_array.c, validate_content.c) -----
 
 enum AcdValidationLevel {
@@ -297,6 +292,523 @@ int64_t AcdReadInt(const void* data, int64_t i, int width);
 // The FULL checks of one array whose buffers, children and dictionary were
 // validated at DEFAULT and above.
 int AcdArrayValidateContent(struct AcdValidation* v, const struct AcdArrayNode* node);
+
+// ---- streams (stream.c, stream_source.c) ---------------------------------
+// Pull streams as the C Stream Interface and the C Device Stream Interface
+// define them (modelled on nanoarrow's array_stream.c): moves, consumer-side
+// calls that enforce the protocol, a C producer over a batch source, and a C
+// consumer that drains a stream.
+
+// Bitwise moves: dst takes src's content and src is marked released
+// (release = NULL) without its release callback being called.
+void AcdArrayStreamMove(struct ArrowArrayStream* src, struct ArrowArrayStream* dst);
+void AcdDeviceArrayStreamMove(struct ArrowDeviceArrayStream* src,
+                              struct ArrowDeviceArrayStream* dst);
+
+// Calls the release callback when the stream is not released yet (NULL allowed).
+void AcdArrayStreamRelease(struct ArrowArrayStream* stream);
+void AcdDeviceArrayStreamRelease(struct ArrowDeviceArrayStream* stream);
+
+// Consumer-side calls of a stream's callbacks. A released stream is refused
+// (EINVAL, nothing is called). When the producer returns non-zero, its code is
+// returned and error holds "<callback>: " and get_last_error's message (called
+// only then, and copied at once), or a generic message when it gives NULL.
+// On success the caller owns `out`: a schema, or an array that is released
+// (release == NULL) at the end of the stream. The device GetNext also checks
+// that a batch's device_type is the stream's: a mismatch releases the batch
+// and returns EINVAL. The caller keeps ownership of the stream in every case.
+int AcdArrayStreamGetSchema(struct ArrowArrayStream* stream, struct ArrowSchema* out,
+                            struct AcdError* error);
+int AcdArrayStreamGetNext(struct ArrowArrayStream* stream, struct ArrowArray* out,
+                          struct AcdError* error);
+int AcdDeviceArrayStreamGetSchema(struct ArrowDeviceArrayStream* stream, struct ArrowSchema* out,
+                                  struct AcdError* error);
+int AcdDeviceArrayStreamGetNext(struct ArrowDeviceArrayStream* stream,
+                                struct ArrowDeviceArray* out, struct AcdError* error);
+
+// A copy of a schema tree made with AcdSchemaInit (owned by dst, released by
+// its release). On failure dst is released and nothing stays allocated.
+int AcdSchemaDeepCopy(const struct ArrowSchema* src, struct ArrowSchema* dst,
+                      struct AcdError* error);
+
+// A schema and the device arrays of one stream, owned by the core: what the C
+// consumers collect and what a list source hands out again.
+struct AcdBatchList {
+  // Released (release == NULL) until set.
+  struct ArrowSchema schema;
+  // 0 until set.
+  ArrowDeviceType device_type;
+  int64_t length;
+  int64_t capacity;
+  struct ArrowDeviceArray* arrays;
+};
+
+// An empty list; allocates nothing.
+void AcdBatchListInit(struct AcdBatchList* list);
+
+// Moves *array to the end of the list (array is marked released). On ENOMEM
+// the caller keeps array.
+int AcdBatchListAppend(struct AcdBatchList* list, struct ArrowDeviceArray* array,
+                       struct AcdError* error);
+
+// Releases the schema and every array and frees the storage: the list is
+// empty again.
+void AcdBatchListReset(struct AcdBatchList* list);
+
+// Where a C producer's batches come from. Same contract as a device stream,
+// with the message in `error` instead of get_last_error. Owned by whoever
+// holds it; moved like the ABI structs (release == NULL: released).
+struct AcdBatchSource {
+  ArrowDeviceType device_type;
+  int (*get_schema)(struct AcdBatchSource* self, struct ArrowSchema* out,
+                    struct AcdError* error);
+  int (*get_next)(struct AcdBatchSource* self, struct ArrowDeviceArray* out,
+                  struct AcdError* error);
+  void (*release)(struct AcdBatchSource* self);
+  void* private_data;
+};
+
+void AcdBatchSourceMove(struct AcdBatchSource* src, struct AcdBatchSource* dst);
+void AcdBatchSourceRelease(struct AcdBatchSource* source);
+
+// A generated stream, for tests and fixtures: struct<id: int32 not null,
+// value: double, name: utf8>; row r of the stream (batch b, index i,
+// r = b * rows_per_batch + i) has id r, value r * 0.5 (null when r % 7 == 3)
+// and name "r<r>" (null when r % 5 == 4).
+struct AcdGeneratorOptions {
+  int64_t n_batches;
+  int64_t rows_per_batch;
+  ArrowDeviceType device_type;
+  int64_t device_id;
+  // get_next fails with fail_code and fail_message at batch fail_at (-1:
+  // never; -2: get_schema fails). The message is copied.
+  int64_t fail_at;
+  int fail_code;
+  const char* fail_message;
+  // Batch wrong_device_at is labelled ARROW_DEVICE_EXT_DEV instead of
+  // device_type (-1: never), to test the consumers' checks.
+  int64_t wrong_device_at;
+};
+
+// Defaults: 3 batches of 5 rows on the CPU (device_id -1), no failure.
+void AcdGeneratorOptionsInit(struct AcdGeneratorOptions* options);
+
+// Initializes source (its old content is ignored). On failure nothing is
+// allocated and source->release is NULL.
+int AcdBatchSourceInitGenerator(struct AcdBatchSource* source,
+                                const struct AcdGeneratorOptions* options,
+                                struct AcdError* error);
+
+// A source that hands out the list's batches in order (a copy of its schema
+// on each get_schema). On success source owns the list's content and the list
+// is empty; on failure the list is unchanged.
+int AcdBatchSourceInitList(struct AcdBatchSource* source, struct AcdBatchList* list,
+                           struct AcdError* error);
+
+// The C producer: initializes stream (its old content is ignored) to hand out
+// source's batches; its device_type is the source's. Each batch must be on the
+// stream's device type (the CPU for an ArrowArrayStream), else get_next fails
+// with EINVAL. After a failure every later get_next fails the same way. On
+// success stream owns source (moved; released with the stream); on failure
+// the caller keeps source and stream->release is NULL.
+int AcdArrayStreamInitSource(struct ArrowArrayStream* stream, struct AcdBatchSource* source,
+                             struct AcdError* error);
+int AcdDeviceArrayStreamInitSource(struct ArrowDeviceArrayStream* stream,
+                                   struct AcdBatchSource* source, struct AcdError* error);
+
+struct AcdStreamTotals {
+  int64_t batches;
+  int64_t rows;
+};
+
+// The C consumer: takes the schema, then every batch up to the end, checks
+// each against the schema (ACD_VALIDATION_DEFAULT on the CPU; on other
+// devices, whose memory the host does not read, AcdDeviceArrayValidate) and
+// against the stream's device type, and moves it into list (or releases it
+// when list is NULL).
+// The stream is released in every case. On failure the list keeps the
+// batches that came before, totals (NULL allowed) count them, and error says
+// which call failed with the producer's message.
+int AcdArrayStreamDrain(struct ArrowArrayStream* stream, struct AcdBatchList* list,
+                        struct AcdStreamTotals* totals, struct AcdError* error);
+int AcdDeviceArrayStreamDrain(struct ArrowDeviceArrayStream* stream, struct AcdBatchList* list,
+                              struct AcdStreamTotals* totals, struct AcdError* error);
+
+// ---- async device streams (async_stream.c, stream_async_consumer.c) -------
+// The C producer and consumer cannot block in wasm, so they are driven by a
+// pump: request, cancel and the handler callbacks only record what was asked
+// and schedule the object; its work (calling the other side) happens in
+// AcdAsyncPump. The scheduler is called whenever work is queued: the embedder
+// then calls AcdAsyncPump soon, outside of any callback (TypeScript: from a
+// microtask). Nothing here calls a handler synchronously from request.
+
+typedef void (*AcdAsyncScheduleFn)(void* user_data);
+
+// Sets the function called when work is queued (NULL: none; the embedder polls).
+void AcdAsyncSetScheduler(AcdAsyncScheduleFn schedule, void* user_data);
+
+// Runs up to max_steps scheduled steps; returns how many ran.
+int64_t AcdAsyncPump(int64_t max_steps);
+
+// How many objects have work scheduled.
+int64_t AcdAsyncPending(void);
+
+// Counters of the C async objects, so that tests can check that every task
+// was extracted exactly once and nothing outlived its stream.
+struct AcdAsyncStats {
+  int64_t producers_live;
+  int64_t consumers_live;
+  int64_t tasks_live;
+  int64_t tasks_created;
+  int64_t tasks_extracted;
+  int64_t tasks_discarded;
+};
+
+void AcdAsyncStatsGet(struct AcdAsyncStats* out);
+
+// The C async producer: feeds handler from source. On success it owns source,
+// has set handler->producer (device_type = source's, additional_metadata = a
+// copy of the given one, NULL allowed, valid until the producer is freed), and
+// calls on_schema from the pump; it calls on_next_task only within the credit
+// given by request (the end, on_next_task(NULL), also takes one), on_error then
+// release on any failure, and only release after cancel or after a non-zero
+// return from on_schema / on_next_task. It frees itself after calling
+// handler->release. On failure nothing was called: the caller keeps source and
+// handler.
+int AcdAsyncProducerStart(struct ArrowAsyncDeviceStreamHandler* handler,
+                          struct AcdBatchSource* source, const char* additional_metadata,
+                          struct AcdError* error);
+
+struct AcdAsyncConsumerOptions {
+  // request(window) from on_schema, then request(1) per extracted task.
+  int64_t window;
+  // 0: extract each task inside on_next_task; 1: copy it and extract it in the pump.
+  int extract_later;
+  // Cancel once this many batches were taken (-1: never); later tasks are
+  // extracted with NULL.
+  int64_t cancel_after;
+  // on_next_task extracts this task with NULL and returns EINVAL (-1: never).
+  int64_t fail_task_at;
+  // on_schema returns EINVAL (and releases the schema).
+  int fail_schema;
+};
+
+// Defaults: window 4, extract in on_next_task, never cancel or fail.
+void AcdAsyncConsumerOptionsInit(struct AcdAsyncConsumerOptions* options);
+
+// The C async consumer: a handler that collects the stream into a list.
+struct AcdAsyncConsumer;
+
+struct AcdAsyncConsumerState {
+  int schema_received;
+  // on_next_task(NULL) came.
+  int ended;
+  // The producer called release: nothing more will come.
+  int released;
+  // From on_error, or the consumer's own failure (a batch that does not match
+  // the schema or the device type); 0 when none.
+  int error_code;
+  const char* error_message;
+  // A copy of the producer's additional_metadata (NULL when it had none).
+  const char* additional_metadata;
+  int64_t tasks;
+  int64_t requested;
+  // The schema and batches received so far (owned by the consumer).
+  struct AcdBatchList* list;
+};
+
+// On success *out is a new consumer, whose handler is ready for callbacks.
+int AcdAsyncConsumerNew(const struct AcdAsyncConsumerOptions* options,
+                        struct AcdAsyncConsumer** out, struct AcdError* error);
+
+// The handler to give to a producer (owned by the consumer).
+struct ArrowAsyncDeviceStreamHandler* AcdAsyncConsumerHandler(struct AcdAsyncConsumer* consumer);
+
+void AcdAsyncConsumerGetState(struct AcdAsyncConsumer* consumer,
+                              struct AcdAsyncConsumerState* out);
+
+// Frees the consumer, its list and (extracting them with NULL) the tasks it
+// still holds. When a producer holds the handler (on_schema came, release did
+// not), the consumer cancels it and frees itself when it is released. Not
+// valid between giving the handler to a producer and its on_schema.
+void AcdAsyncConsumerFree(struct AcdAsyncConsumer* consumer);
+
+// Internals shared by async_stream.c and stream_async_consumer.c: an object of
+// the run queue. step runs one unit of work and may free the object.
+struct AcdAsyncJob {
+  struct AcdAsyncJob* next;
+  int scheduled;
+  void (*step)(struct AcdAsyncJob* job);
+};
+
+// Queues job (once) and calls the scheduler when the queue was empty.
+void AcdAsyncSchedule(struct AcdAsyncJob* job);
+// Removes job from the queue (before it is freed).
+void AcdAsyncUnschedule(struct AcdAsyncJob* job);
+// The counters, for the files that create and free async objects.
+struct AcdAsyncStats* AcdAsyncStatsMutable(void);
+
+// ---- devices (device*.c) ------------------------------------------------
+//
+// Simulated devices: the ABI is real, only the hardware is simulated. Every
+// ArrowDeviceType of the header is a device kind with any number of ids.
+//
+// Memory. The CPU and the host-accessible kinds (CUDA_HOST, ROCM_HOST,
+// CUDA_MANAGED, as on real hardware) hand out host memory. Every other kind
+// has memory of its own: its addresses lie in a window that no host pointer
+// can be in, and its bytes are reachable only through AcdDeviceCopy and
+// AcdDeviceCopyAsync, so a host read of them fails (AcdAddressRangeValid
+// rejects the window) instead of reading some other buffer. All devices share
+// that window as CUDA's unified virtual addressing does, so an address names
+// its device (AcdDeviceOwnerOf).
+//
+// Work. Each device has one stream: a FIFO of pending operations (copies and
+// fills). An event records the stream's tail; waiting on it executes the
+// stream up to there. Until then the destination bytes hold ACD_DEVICE_POISON
+// and any read of them through the simulation fails with EBUSY, naming the
+// device and how many bytes are not there yet. The streams behave like CUDA's
+// non-blocking streams: a synchronous copy does not wait for them.
+
+#if UINTPTR_MAX > 0xFFFFFFFFu
+// LP64: a non-canonical address on x86-64 and aarch64, never a host pointer.
+#define ACD_DEVICE_ADDRESS_BASE ((uintptr_t)0x7F00000000000000ull)
+#else
+// wasm32: build.sh caps the linear memory at 2 GiB, so [2^31, 2^32) is never
+// host memory.
+#define ACD_DEVICE_ADDRESS_BASE ((uintptr_t)0x80000000u)
+#endif
+#define ACD_DEVICE_ADDRESS_SIZE ((uintptr_t)0x80000000u)
+// Device allocations are aligned to this (as cudaMalloc's are) and separated
+// by at least this many unallocated bytes, so an overrun hits no allocation.
+#define ACD_DEVICE_ALIGN 256
+// What bytes hold before the operation that writes them has executed (and
+// what fresh device memory holds).
+#define ACD_DEVICE_POISON 0xA5
+#define ACD_DEVICE_MAX_ID INT32_MAX
+
+// Event kinds: the first member of every simulated event, naming what it
+// stands in for. The spec's table maps each device type to one; the
+// extension device (EXT_DEV) leaves it to the producer, and this simulation
+// documents its own kind (ACD_EVENT_EXT_DEV) for it.
+#define ACD_EVENT_NONE 0u
+#define ACD_EVENT_CUDA 0xACDE0002u      // cudaEvent_t: CUDA, CUDA_HOST, CUDA_MANAGED
+#define ACD_EVENT_OPENCL 0xACDE0004u    // cl_event: OPENCL
+#define ACD_EVENT_VULKAN 0xACDE0007u    // VkEvent: VULKAN
+#define ACD_EVENT_METAL 0xACDE0008u     // MTLEvent: METAL
+#define ACD_EVENT_HIP 0xACDE000Au       // hipEvent_t: ROCM, ROCM_HOST
+#define ACD_EVENT_EXT_DEV 0xACDE000Cu   // this simulation's EXT_DEV event
+#define ACD_EVENT_SYCL 0xACDE000Eu      // sycl::event: ONEAPI
+
+struct AcdDeviceOp;
+
+// A device's stream of asynchronous work; operations are numbered from 1.
+struct AcdDeviceStream {
+  struct AcdDeviceOp* head;
+  struct AcdDeviceOp* tail;
+  int64_t enqueued;  // number of the last operation enqueued
+  int64_t executed;  // number of the last operation executed
+};
+
+// A simulated device. Owned by the simulation and valid until the process
+// ends: callers never free it.
+struct AcdDevice {
+  ArrowDeviceType device_type;
+  int64_t device_id;
+  // "cuda:1"; "cpu" for the CPU.
+  char name[32];
+  // Whether the host reads its memory directly.
+  int host_accessible;
+  // What its sync events are (ACD_EVENT_NONE: sync_event is always NULL).
+  uint32_t event_kind;
+  // Live allocations and their bytes (as reserved, padding included).
+  int64_t allocations;
+  int64_t bytes_allocated;
+  // Work done: operations enqueued and executed, events recorded and waited on.
+  int64_t ops_enqueued;
+  int64_t ops_executed;
+  int64_t events_recorded;
+  int64_t events_waited;
+  struct AcdDeviceStream stream;
+};
+
+// The simulated device (type, id), created on first use. CPU: id -1 only;
+// others: 0 to ACD_DEVICE_MAX_ID. ENODEV for an unknown type or id.
+int AcdDeviceResolve(ArrowDeviceType device_type, int64_t device_id, struct AcdDevice** out,
+                     struct AcdError* error);
+struct AcdDevice* AcdDeviceCpu(void);
+// Every device used so far (the CPU first), for accounting.
+int64_t AcdDeviceCount(void);
+struct AcdDevice* AcdDeviceAt(int64_t i);
+
+// "cuda", "cuda_host", ...; NULL for a value that is not a device type of the
+// header. The macro name: "ARROW_DEVICE_CUDA".
+const char* AcdDeviceTypeName(ArrowDeviceType device_type);
+const char* AcdDeviceTypeMacro(ArrowDeviceType device_type);
+// ENODEV when name is not one of the names above.
+int AcdDeviceTypeFromName(const char* name, ArrowDeviceType* out);
+// "cudaEvent_t", ...; NULL for ACD_EVENT_NONE and unknown kinds.
+const char* AcdEventKindName(uint32_t kind);
+
+// Sets device_id, device_type, a NULL sync_event and zeroed reserved bytes;
+// `array` itself is initialized separately.
+void AcdDeviceArrayInitDevice(struct ArrowDeviceArray* device_array,
+                              ArrowDeviceType device_type, int64_t device_id);
+
+// ---- device memory (device_memory.c) ----
+
+// Allocates size bytes (ACD_DEVICE_POISON-filled; padding to 64 bytes zeroed)
+// on `device`, owned by the caller until AcdDeviceFree.
+int AcdDeviceAllocate(struct AcdDevice* device, int64_t size, void** out,
+                      struct AcdError* error);
+// Frees an allocation of `device` (NULL: nothing), after executing the
+// stream's pending work, as cudaFree synchronizes. EINVAL when ptr is not the
+// start of a live allocation of `device` (nothing is freed then).
+int AcdDeviceFree(struct AcdDevice* device, void* ptr, struct AcdError* error);
+
+// When ptr lies in a live allocation made by AcdDeviceAllocate (any device,
+// the host-accessible ones and the CPU included), sets *type and *id (either
+// may be NULL) and returns ACD_OK; else ENOENT.
+int AcdDeviceOwnerOf(const void* ptr, ArrowDeviceType* type, int64_t* id);
+// The allocation containing ptr (as cuMemGetAddressRange): ENOENT when none.
+int AcdDeviceMemoryRange(const void* ptr, const void** base, int64_t* size);
+// Whether the host may read [ptr, ptr + size): not in the device window, and
+// not host-accessible device memory that a pending operation is writing.
+// AcdAddressRangeValid calls it.
+int AcdDeviceRangeReadable(const void* ptr, int64_t size);
+// Fills `out` with what ptr is, for a message about a failed host read
+// (", which is memory of device cuda:1, not host memory: ..."); "" when it is
+// ordinary host memory.
+void AcdDeviceDescribeAddress(const void* ptr, int64_t size, char* out, size_t out_size);
+
+// Whether `device` may read [ptr, ptr + size) now: inside one allocation of
+// that device (or readable host memory, for the host kinds), and no pending
+// operation writing it (EBUSY).
+int AcdDeviceCheckRange(struct AcdDevice* device, const void* ptr, int64_t size,
+                        struct AcdError* error);
+// Copies size bytes from src (memory of src_device) to dst (memory of
+// dst_device) at once. EBUSY when a pending operation writes the source.
+int AcdDeviceCopy(struct AcdDevice* src_device, const void* src, struct AcdDevice* dst_device,
+                  void* dst, int64_t size, struct AcdError* error);
+// Reads element i of width (1, 2, 4 or 8) bytes, signed, from device memory.
+int AcdDeviceReadInt(struct AcdDevice* device, const void* data, int64_t i, int width,
+                     int64_t* out, struct AcdError* error);
+
+// ---- streams and events (device_stream.c) ----
+
+// Enqueues on dst_device's stream a copy of size bytes from src (memory of
+// src_device, read now, as a staging copy) into dst, an allocation of
+// dst_device (not the CPU). Until it executes, dst holds ACD_DEVICE_POISON.
+int AcdDeviceCopyAsync(struct AcdDevice* src_device, const void* src,
+                       struct AcdDevice* dst_device, void* dst, int64_t size,
+                       struct AcdError* error);
+// Enqueues a kernel-like fill of size bytes of dst with `value`.
+int AcdDeviceMemsetAsync(struct AcdDevice* device, void* dst, int value, int64_t size,
+                         struct AcdError* error);
+// Executes all pending work of the device's stream.
+void AcdDeviceSynchronize(struct AcdDevice* device);
+
+struct AcdEventState;
+
+// A simulated event: what a sync_event points at. The kind comes first, so a
+// consumer can check what it was given; `state` is shared by copies of the
+// struct (a cudaEvent_t is a handle passed by value).
+struct AcdEvent {
+  uint32_t kind;
+  struct AcdEventState* state;
+};
+
+// Creates an event of device's kind on `device` (as cudaEventCreate); the
+// caller destroys it with AcdEventDestroy. Never recorded, it is complete.
+int AcdEventInit(struct AcdEvent* event, struct AcdDevice* device, struct AcdError* error);
+// Records the tail of the stream of `device`, the event's own device.
+int AcdEventRecord(struct AcdEvent* event, struct AcdDevice* device, struct AcdError* error);
+// ACD_OK when the recorded work is done, EBUSY when not, EINVAL when the
+// event is not live.
+int AcdEventQuery(const struct AcdEvent* event, struct AcdError* error);
+// The host waits: executes the event's stream up to the recorded position.
+int AcdEventSynchronize(const struct AcdEvent* event, struct AcdError* error);
+// The stream of `device` waits on the event. Streams are simulated on one
+// thread, so the event's work executes now.
+int AcdDeviceStreamWaitEvent(struct AcdDevice* device, const struct AcdEvent* event,
+                             struct AcdError* error);
+// Destroys the event's state (copies of the struct then dangle, as with CUDA).
+void AcdEventDestroy(struct AcdEvent* event);
+// Checks a sync_event given with an array on `device`: NULL, or a readable
+// struct AcdEvent of the device's kind, live, created on `device`. Types
+// without an event type require NULL.
+int AcdEventValidate(const void* sync_event, const struct AcdDevice* device,
+                     struct AcdError* error);
+// Events recorded and waited on over all devices.
+int64_t AcdEventsRecorded(void);
+int64_t AcdEventsWaited(void);
+
+// ---- device arrays (device_array.c, device_buffers.c) ----
+
+// Checks a device array without reading its buffers: the struct is readable
+// and live, device_type and device_id name a device, sync_event is valid for
+// it, reserved is zeroed, the array validates against schema at MINIMAL, and
+// every buffer of every child lies on that one device.
+int AcdDeviceArrayValidate(const struct ArrowSchema* schema,
+                           const struct ArrowDeviceArray* device_array, struct AcdError* error);
+// Waits on the array's sync_event (nothing when NULL); the array is still the
+// caller's.
+int AcdDeviceArraySync(const struct ArrowDeviceArray* device_array, struct AcdError* error);
+// Copies a device array (validated first) onto `device`: waits on its event,
+// allocates every buffer of every child on `device`, copies (enqueued on the
+// device's stream unless it is the CPU), and gives `out` a new array whose
+// release frees those buffers and its event. On device kinds with an event
+// type a new event is recorded after the copies; on the others the stream is
+// synchronized first, since their sync_event must be NULL. `src` stays the
+// caller's; on failure nothing is allocated and out->array.release is NULL.
+int AcdDeviceArrayCopy(const struct ArrowSchema* schema, const struct ArrowDeviceArray* src,
+                       struct AcdDevice* device, struct ArrowDeviceArray* out,
+                       struct AcdError* error);
+// Like AcdDeviceArrayCopy, then releases `src`: if ACD_OK is returned, src's
+// data now lives on `device` in `out` and src is released (moved, when it
+// already was on `device`). On failure the caller keeps src.
+int AcdDeviceArrayMoveToDevice(const struct ArrowSchema* schema, struct ArrowDeviceArray* src,
+                               struct AcdDevice* device, struct ArrowDeviceArray* out,
+                               struct AcdError* error);
+
+// The byte size of each buffer of one node of `schema`'s type (sizes has
+// array->n_buffers entries) from its length and offset, reading the offsets
+// and variadic sizes it needs from `device` memory. The node was validated
+// at MINIMAL. Errors are prefixed with v's path.
+int AcdDeviceBufferSizes(struct AcdValidation* v, const struct ArrowSchema* schema,
+                         const struct ArrowArray* array, struct AcdDevice* device,
+                         int64_t* sizes);
+
+// Internals shared by the device*.c files.
+
+// One allocation. Device memory lives at `bytes`, a private host block;
+// host-accessible memory is at `address` itself (bytes == address).
+struct AcdDeviceBlock {
+  uintptr_t address;
+  int64_t size;
+  int64_t reserved;
+  struct AcdDevice* device;
+  unsigned char* bytes;
+  // Enqueued operations that write this block.
+  int64_t pending_ops;
+};
+
+// The live allocation containing ptr, or NULL.
+struct AcdDeviceBlock* AcdDeviceBlockFind(const void* ptr);
+// Checks that `device` may access [ptr, ptr + size) as AcdDeviceCheckRange
+// does, pending writes aside, and gives the host bytes behind it and its
+// block (NULL for host memory that no device allocated).
+int AcdDeviceAccess(struct AcdDevice* device, const void* ptr, int64_t size,
+                    unsigned char** bytes, struct AcdDeviceBlock** block,
+                    struct AcdError* error);
+// Counts pending operations on host-accessible memory (AcdDeviceRangeReadable
+// looks up blocks only while there are some).
+void AcdDevicePendingHostOps(int64_t delta);
+// How many bytes of [offset, offset + size) of the block pending operations
+// still have to write.
+int64_t AcdDeviceStreamPendingBytes(const struct AcdDeviceBlock* block, int64_t offset,
+                                    int64_t size);
+// Executes the device's stream up to operation number `upto`.
+void AcdDeviceStreamExecute(struct AcdDevice* device, int64_t upto);
 
 #ifdef __cplusplus
 }

@@ -211,6 +211,12 @@ static int AcdCheckBuffer(struct AcdValidation* v, const struct AcdArrayNode* no
   if (ptr == NULL) {
     return AcdValidationFail(v, field, EINVAL, "expected %s, found NULL", what);
   }
+  // Device memory, or a read before waiting on a sync event: say so.
+  char where[256];
+  AcdDeviceDescribeAddress(ptr, bytes, where, sizeof(where));
+  if (where[0] != '\0') {
+    return AcdValidationFail(v, field, EINVAL, "expected %s, found %p%s", what, ptr, where);
+  }
   return AcdValidationFail(v, field, EINVAL,
                            "expected %s, found %p, whose range is not in readable memory", what,
                            ptr);

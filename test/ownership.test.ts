@@ -144,8 +144,13 @@ describe('device arrays', () => {
     const s = acd.core.structs;
     const at = exported.array + s.offsetOf('ArrowDeviceArray', 'device_type');
     acd.core.view.setInt32(at, 2, true);
-    expect(() => acd.importDeviceBatch(exported.schema, exported.array)).toThrow(/device_type: expected ARROW_DEVICE_CPU \(1\), found 2/);
+    // The import policy 'reject' refuses any non-CPU array.
+    expect(() => acd.importDeviceBatch(exported.schema, exported.array, { device: 'reject' }))
+      .toThrow(/device_type: the array is on cuda:-1, not the CPU, and the import policy is 'reject'/);
+    // The default policy ('copy') validates it first: a CPU array relabelled as CUDA is not one.
+    expect(() => acd.importDeviceBatch(exported.schema, exported.array)).toThrow(/device_id: expected 0 to 2147483647 for ARROW_DEVICE_CUDA, found -1/);
     expect(released(exported.array)).toBe(false);
+    expect(acd.core.structs.ptr('ArrowSchema', exported.schema, 'release')).not.toBe(0);
     exported.release();
   });
 });

@@ -1,12 +1,15 @@
 // The public entry point: a loaded core with export (apache-arrow → C structs
-// in wasm memory) and import (C structs → apache-arrow), CPU arrays and CPU
-// device arrays, with explicit ownership.
+// in wasm memory) and import (C structs → apache-arrow), CPU arrays and device
+// arrays on the simulated devices, with explicit ownership.
 
 import * as arrow from 'apache-arrow';
 import { convertedType, type Conversion } from './arrow-data.js';
 import { fromArrowBatch, fromArrowField, fromArrowSchema, toArrowSchema } from './arrow-types.js';
 import { Core, type LoadOptions } from './core.js';
-import { ArrowCDeviceError, EINVAL, ENOSYS } from './errors.js';
+import type { DeviceTotals } from './device-core.js';
+import { DeviceResident } from './device-resident.js';
+import { deviceName, parseDevice, type Device, type DeviceSpec } from './device.js';
+import { ArrowCDeviceError, EINVAL, ENODEV, ENOSYS } from './errors.js';
 import { writeArray, writeSchema } from './export.js';
 import { constants } from './generated/layout.js';
 import { Handle } from './handles.js';
@@ -27,6 +30,24 @@ export interface ImportOptions {
    * it such data throws; importRaw keeps any type as it is.
    */
   convert?: readonly Conversion[];
+}
+
+/** What importDeviceBatch does with an array that is not on the CPU. */
+export type DevicePolicy = 'copy' | 'keep' | 'reject';
+
+export interface DeviceImportOptions extends ImportOptions {
+  /**
+   * 'copy' (default): wait on the sync event, copy every buffer to the host,
+   * import that (validated at `validate`, default 'full'); 'keep': return a
+   * DeviceResident handle, the data left on its device; 'reject': throw.
+   * CPU arrays import as they are, except that 'keep' gives a handle too.
+   */
+  device?: DevicePolicy;
+}
+
+export interface DeviceExportOptions {
+  /** The device to put the data on: 'cpu' (default), 'cuda:1', 'webgpu', { type: 'rocm', id: 2 }, ... */
+  device?: DeviceSpec | Device;
 }
 
 /** An ArrowSchema this library produced, in wasm memory at `ptr`. */
@@ -153,30 +174,52 @@ export class ArrowCDevice {
     return out;
   }
 
-  /** Exports a record batch as an ArrowDeviceArray on the CPU (device_id -1, no sync event). */
-  exportDeviceBatch(batch: arrow.RecordBatch): ExportedArray {
-    return this.exportData(batch.data, structField(fromArrowBatch(batch)), 'ArrowDeviceArray');
+  /**
+   * Exports a record batch as an ArrowDeviceArray: on the CPU by default
+   * (device_id -1, no sync event), or on a simulated device, where every
+   * buffer of every child is that device's memory, copied there on its stream,
+   * with a sync event recorded after the copies (device types that have one).
+   */
+  exportDeviceBatch(batch: arrow.RecordBatch, options: DeviceExportOptions = {}): ExportedArray {
+    const device = parseDevice(options.device ?? 'cpu');
+    return this.exportData(batch.data, structField(fromArrowBatch(batch)), 'ArrowDeviceArray', device);
   }
 
-  private exportData(data: arrow.Data, field: Field, struct: 'ArrowArray' | 'ArrowDeviceArray'): ExportedArray {
+  private exportData(data: arrow.Data, field: Field, struct: 'ArrowArray' | 'ArrowDeviceArray', device?: Device): ExportedArray {
     const core = this.core;
     const schema = core.alloc(core.structs.size('ArrowSchema'));
     const array = core.alloc(core.structs.size(struct));
+    let written = false;
     try {
       writeSchema(core, schema, field);
-      try {
-        writeArray(core, array + core.structs.offsetOf(struct === 'ArrowDeviceArray' ? 'ArrowDeviceArray' : 'ArrowArray', struct === 'ArrowDeviceArray' ? 'array' : 'length'), data, field.type);
-      } catch (e) {
-        core.schemaRelease(schema);
-        throw e;
+      written = true;
+      writeArray(core, array + core.structs.offsetOf(struct === 'ArrowDeviceArray' ? 'ArrowDeviceArray' : 'ArrowArray', struct === 'ArrowDeviceArray' ? 'array' : 'length'), data, field.type);
+      if (struct === 'ArrowDeviceArray') {
+        core.deviceArrayInitDevice(array, constants.ARROW_DEVICE_CPU, -1);
+        if (device !== undefined && device.type !== constants.ARROW_DEVICE_CPU) this.moveOnto(schema, array, device);
       }
-      if (struct === 'ArrowDeviceArray') core.deviceArrayInitDevice(array, constants.ARROW_DEVICE_CPU, -1);
     } catch (e) {
+      if (written) core.schemaRelease(schema);
       core.free(schema);
       core.free(array);
       throw e;
     }
     return new ExportedArray(core, schema, array);
+  }
+
+  /** Moves the CPU device array at `array` onto device, in place; on failure it is released. */
+  private moveOnto(schema: number, array: number, device: Device): void {
+    const core = this.core;
+    const host = core.alloc(core.structs.size('ArrowDeviceArray'));
+    core.deviceArrayMove(array, host);
+    try {
+      core.checkDevice(core.device.deviceArrayMoveToDevice(schema, host, device.type, device.id, array), `exporting onto ${device.name}`);
+    } catch (e) {
+      core.arrayRelease(host);
+      throw e;
+    } finally {
+      core.free(host);
+    }
   }
 
   // ---- import -------------------------------------------------------------
@@ -210,9 +253,33 @@ export class ArrowCDevice {
     return this.importArray(schema, array, 'ArrowArray', options, (s, data) => toBatch(s, data, options.convert));
   }
 
-  /** Like importBatch, for an ArrowDeviceArray on the CPU. */
-  importDeviceBatch(schema: number | ImportedSchema, deviceArray: number, options: ImportOptions = {}): Imported<arrow.RecordBatch> {
-    return this.importArray(schema, deviceArray, 'ArrowDeviceArray', options, (s, data) => toBatch(s, data, options.convert));
+  /**
+   * Like importBatch, for an ArrowDeviceArray. Arrays on the CPU import as
+   * they are; the others by options.device: copied to the host (default,
+   * after waiting on the sync event), kept on their device ('keep': a
+   * DeviceResident), or refused ('reject'). On failure nothing is moved or
+   * released; on success the source is marked released (its device memory is
+   * freed once copied to the host).
+   */
+  importDeviceBatch(schema: number | ImportedSchema, deviceArray: number, options: DeviceImportOptions & { device: 'keep' }): DeviceResident;
+  importDeviceBatch(schema: number | ImportedSchema, deviceArray: number, options?: DeviceImportOptions): Imported<arrow.RecordBatch>;
+  importDeviceBatch(schema: number | ImportedSchema, deviceArray: number, options: DeviceImportOptions = {}): Imported<arrow.RecordBatch> | DeviceResident {
+    const core = this.core;
+    const policy = options.device ?? 'copy';
+    if (policy !== 'copy' && policy !== 'keep' && policy !== 'reject') {
+      throw new ArrowCDeviceError(`device: expected 'copy', 'keep' or 'reject', found '${String(policy)}'`, EINVAL);
+    }
+    core.structs.checkRange(deviceArray, core.structs.size('ArrowDeviceArray'), 'ArrowDeviceArray');
+    if (policy === 'keep') return this.keepOnDevice(schema, deviceArray);
+    const type = core.structs.i32('ArrowDeviceArray', deviceArray, 'device_type');
+    const wrap = (s: ImportedSchema, data: arrow.Data) => toBatch(s, data, options.convert);
+    if (type === constants.ARROW_DEVICE_CPU) return this.importArray(schema, deviceArray, 'ArrowDeviceArray', options, wrap);
+    if (policy === 'reject') {
+      const name = deviceName(type, core.structs.i64Big('ArrowDeviceArray', deviceArray, 'device_id'));
+      throw new ArrowCDeviceError(`device_type: the array is on ${name}, not the CPU, and the import policy is 'reject': ` +
+        `import it with { device: 'copy' } to copy it to the host, or { device: 'keep' } to keep it on its device`, ENODEV);
+    }
+    return this.copyToHost(schema, deviceArray, options, wrap);
   }
 
   /** Takes ownership of an ArrowArray of any type and imports it as a Vector. */
@@ -237,6 +304,9 @@ export class ArrowCDevice {
     try {
       if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
       core.arrayValidate(schema.ptr, arrayPtr, level);
+      // From DEFAULT on the validator names device memory where it finds it;
+      // at MINIMAL, check that no buffer is device memory before reading one.
+      if (level === LEVELS.minimal) core.checkDevice(core.device.arrayCheckHost(schema.ptr, arrayPtr), 'array');
       own = core.alloc(core.structs.size('ArrowArray'));
       core.arrayMove(arrayPtr, own);
       const build = () => wrap(schema, readData(core, own, schema.field.type, mode, options.convert));
@@ -264,6 +334,116 @@ export class ArrowCDevice {
       }
       throw e;
     }
+  }
+
+  /** Copies a device array to the host and imports the copy; see importDeviceBatch. */
+  private copyToHost(schemaArg: number | ImportedSchema, ptr: number, options: ImportOptions,
+    wrap: (s: ImportedSchema, data: arrow.Data) => arrow.RecordBatch): Imported<arrow.RecordBatch> {
+    const core = this.core;
+    const ownsSchema = typeof schemaArg === 'number';
+    const schema = ownsSchema ? this.importSchema(schemaArg) : schemaArg;
+    let host = 0;
+    try {
+      if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
+      host = core.alloc(core.structs.size('ArrowDeviceArray'));
+      // Validates the device array (its buffers unread), waits on its event, copies.
+      core.checkDevice(core.device.deviceArrayCopy(schema.ptr, ptr, constants.ARROW_DEVICE_CPU, -1, host), 'ArrowDeviceArray');
+      let result: Imported<arrow.RecordBatch>;
+      try {
+        result = this.importArray(schema, host, 'ArrowDeviceArray', { ...options, validate: options.validate ?? 'full' }, wrap);
+      } catch (e) {
+        core.arrayRelease(host);
+        throw e;
+      }
+      // The source is ours now: release it (its device memory and event).
+      core.arrayRelease(ptr);
+      // The batch's schema was read into JS objects; the C one can go.
+      if (ownsSchema) schema.release();
+      return result;
+    } catch (e) {
+      if (ownsSchema) {
+        core.schemaMove(schema.ptr, schemaArg);
+        schema.release();
+      }
+      throw e;
+    } finally {
+      if (host !== 0) core.free(host);
+    }
+  }
+
+  /** Moves a validated device array (any device) and its schema into a DeviceResident. */
+  private keepOnDevice(schemaArg: number | ImportedSchema, ptr: number): DeviceResident {
+    const core = this.core;
+    const s = core.structs;
+    const ownsSchema = typeof schemaArg === 'number';
+    const schema = ownsSchema ? this.importSchema(schemaArg) : schemaArg;
+    let own = 0;
+    let schemaCopy = 0;
+    try {
+      if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
+      core.checkDevice(core.device.deviceArrayValidate(schema.ptr, ptr), 'ArrowDeviceArray');
+      const device = parseDevice({ type: s.i32('ArrowDeviceArray', ptr, 'device_type'), id: s.i64('ArrowDeviceArray', ptr, 'device_id') });
+      own = core.alloc(s.size('ArrowDeviceArray'));
+      schemaCopy = core.alloc(s.size('ArrowSchema'));
+      // The handle owns a schema of its own: the moved one, or one written from the caller's.
+      if (ownsSchema) core.schemaMove(schema.ptr, schemaCopy);
+      else writeSchema(core, schemaCopy, schema.field);
+      core.deviceArrayMove(ptr, own);
+      if (ownsSchema) schema.release();
+      return new DeviceResident(this, own, schemaCopy, schema.field, device);
+    } catch (e) {
+      if (own !== 0) core.free(own);
+      if (schemaCopy !== 0) core.free(schemaCopy);
+      if (ownsSchema) {
+        core.schemaMove(schema.ptr, schemaArg);
+        schema.release();
+      }
+      throw e;
+    }
+  }
+
+  // ---- devices ------------------------------------------------------------
+
+  /** Every simulated device used so far, with its accounting, and the events over all of them. */
+  deviceStats(): DeviceTotals {
+    return JSON.parse(this.core.device.deviceStats()) as DeviceTotals;
+  }
+
+  /** Live bytes of one device's memory, or of every device's (the CPU's included) without one. */
+  deviceBytesAllocated(spec?: DeviceSpec | Device): number {
+    const devices = this.deviceStats().devices;
+    if (spec === undefined) return devices.reduce((sum, d) => sum + d.bytesAllocated, 0);
+    const { type, id } = parseDevice(spec);
+    return devices.find((d) => d.type === type && d.id === id)?.bytesAllocated ?? 0;
+  }
+
+  /** The device whose memory an address is; null for host memory that no device allocated. */
+  deviceOwnerOf(address: number): Device | null {
+    const owner = this.core.device.deviceOwnerOf(address);
+    if (owner === '') return null;
+    const { type, id } = JSON.parse(owner) as { type: number; id: number };
+    return parseDevice({ type, id });
+  }
+
+  /**
+   * Reads size bytes at an address of any device's memory through the
+   * simulation, as a debugger would. Throws EBUSY while an operation that
+   * writes them is pending (before the sync event was waited on).
+   */
+  readDeviceMemory(address: number, size: number): Uint8Array {
+    const core = this.core;
+    const tmp = core.alloc(Math.max(size, 1));
+    try {
+      core.checkDevice(core.device.deviceRead(address, size, tmp), 'readDeviceMemory');
+      return core.bytes.slice(tmp, tmp + size);
+    } finally {
+      core.free(tmp);
+    }
+  }
+
+  /** Waits on the sync_event of the ArrowDeviceArray at ptr (as cudaEventSynchronize); it stays the caller's. */
+  syncDeviceArray(ptr: number): void {
+    this.core.checkDevice(this.core.device.deviceArraySync(ptr), 'sync_event');
   }
 
   private checkCpu(deviceArray: number): void {

@@ -3,6 +3,7 @@
 // check(), the single funnel from errno codes to ArrowCDeviceError.
 
 import createAcdCore from './generated/core.js';
+import { DEVICE_EXPORTS, type DeviceExports } from './device-core.js';
 import { ArrowCDeviceError } from './errors.js';
 import { wasm32 } from './generated/layout.js';
 import { StructReader } from './structs.js';
@@ -148,4 +149,171 @@ export class Core {
   formatCheck(format: string): void {
     this.check(this.m.formatCheck(format));
   }
+
+  // ==== streams (issue 5): the function table and the stream exports ========
+  // TypeScript callbacks enter the wasm function table with addFunction; every
+  // slot taken here is counted so that tests can check none leaked. The stream
+  // exports (csrc/bindings_stream.cpp) are handed out as an object that holds
+  // only those functions, never the module.
+
+  #tableSlots = 0;
+  #streamExports: StreamExports | undefined;
+
+  /**
+   * Puts a JS function into the function table; returns its index (a C
+   * function pointer). signature: Emscripten's ('iii', 'vij': 'j' is an
+   * int64, passed as a BigInt). The caller frees it with removeFunction.
+   */
+  addFunction(fn: (...args: never[]) => unknown, signature: string): number {
+    const index = (this.m as unknown as RuntimeFunctions).addFunction(fn, signature);
+    this.#tableSlots++;
+    return index;
+  }
+
+  removeFunction(index: number): void {
+    (this.m as unknown as RuntimeFunctions).removeFunction(index);
+    this.#tableSlots--;
+  }
+
+  /** Table slots taken with addFunction and not yet removed. */
+  tableSlotsLive(): number {
+    return this.#tableSlots;
+  }
+
+  /** The stream exports: trampolines, C producers and consumers, the async pump. */
+  get stream(): StreamExports {
+    if (this.#streamExports === undefined) {
+      const m = this.m as unknown as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const name of STREAM_EXPORTS) {
+        const f = m[name];
+        if (typeof f !== 'function') throw new Error(`the wasm core has no export ${name}: rebuild it (./build.sh)`);
+        out[name] = f;
+      }
+      this.#streamExports = Object.freeze(out) as unknown as StreamExports;
+    }
+    return this.#streamExports;
+  }
+
+  /** Throws the stream exports' last error when code is not 0. */
+  checkStream(code: number, context?: string): void {
+    if (code === 0) return;
+    const message = this.stream.streamLastError();
+    throw new ArrowCDeviceError(context ? `${context}: ${message}` : message, code);
+  }
+
+  // ==== devices (issue 4): the exports of csrc/bindings_device.cpp ===========
+  // Declared in device-core.ts; handed out as an object that holds only those
+  // functions, never the module.
+
+  #deviceExports: DeviceExports | undefined;
+
+  /** The simulated devices' exports: moves between devices, validation, accounting. */
+  get device(): DeviceExports {
+    if (this.#deviceExports === undefined) {
+      const m = this.m as unknown as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const name of DEVICE_EXPORTS) {
+        const f = m[name];
+        if (typeof f !== 'function') throw new Error(`the wasm core has no export ${name}: rebuild it (./build.sh)`);
+        out[name] = f;
+      }
+      this.#deviceExports = Object.freeze(out) as unknown as DeviceExports;
+    }
+    return this.#deviceExports;
+  }
+
+  /** Throws the device exports' last error when code is not 0. */
+  checkDevice(code: number, context?: string): void {
+    if (code === 0) return;
+    const message = this.device.deviceLastError();
+    throw new ArrowCDeviceError(context ? `${context}: ${message}` : message, code);
+  }
 }
+
+// ==== streams (issue 5): the exports of csrc/bindings_stream.cpp =============
+
+interface RuntimeFunctions {
+  addFunction(fn: (...args: never[]) => unknown, signature: string): number;
+  removeFunction(index: number): void;
+}
+
+/** Pointers are wasm32 addresses; counts are numbers (exact up to 2^53). */
+export interface StreamExports {
+  streamLastError(): string;
+  // Raw trampolines: call the struct's callback and return what it returns.
+  arrayStreamCallGetSchema(stream: number, out: number): number;
+  arrayStreamCallGetNext(stream: number, out: number): number;
+  arrayStreamCallGetLastError(stream: number): number;
+  arrayStreamCallRelease(stream: number): void;
+  deviceArrayStreamCallGetSchema(stream: number, out: number): number;
+  deviceArrayStreamCallGetNext(stream: number, out: number): number;
+  deviceArrayStreamCallGetLastError(stream: number): number;
+  deviceArrayStreamCallRelease(stream: number): void;
+  asyncHandlerCallOnSchema(handler: number, schema: number): number;
+  asyncHandlerCallOnNextTask(handler: number, task: number, metadata: number): number;
+  asyncHandlerCallOnError(handler: number, code: number, message: number, metadata: number): void;
+  asyncHandlerCallRelease(handler: number): void;
+  asyncProducerCallRequest(producer: number, n: number): void;
+  asyncProducerCallCancel(producer: number): void;
+  asyncTaskCallExtractData(task: number, out: number): number;
+  // Checked consumer calls (message in streamLastError) and moves.
+  arrayStreamGetSchema(stream: number, out: number): number;
+  arrayStreamGetNext(stream: number, out: number): number;
+  deviceArrayStreamGetSchema(stream: number, out: number): number;
+  deviceArrayStreamGetNext(stream: number, out: number): number;
+  arrayStreamMove(src: number, dst: number): void;
+  deviceArrayStreamMove(src: number, dst: number): void;
+  arrayStreamRelease(stream: number): void;
+  deviceArrayStreamRelease(stream: number): void;
+  // Sources and lists (0 on failure).
+  generatorSourceNew(nBatches: number, rowsPerBatch: number, deviceType: number, deviceId: number,
+    failAt: number, failCode: number, hasMessage: boolean, failMessage: string, wrongDeviceAt: number): number;
+  listSourceNew(list: number): number;
+  sourceFree(source: number): void;
+  listNew(): number;
+  listFree(list: number): void;
+  listLength(list: number): number;
+  listDeviceType(list: number): number;
+  listSchema(list: number): number;
+  listArray(list: number, i: number): number;
+  // The C pull producer and consumer.
+  arrayStreamInitSource(stream: number, source: number): number;
+  deviceArrayStreamInitSource(stream: number, source: number): number;
+  arrayStreamDrain(stream: number, list: number, totals: number): number;
+  deviceArrayStreamDrain(stream: number, list: number, totals: number): number;
+  // The async device stream in C.
+  asyncSetScheduler(fn: number): void;
+  asyncPump(maxSteps: number): number;
+  asyncPending(): number;
+  asyncStats(out: number): void;
+  asyncProducerStart(handler: number, source: number, metadata: number): number;
+  asyncConsumerNew(window: number, extractLater: boolean, cancelAfter: number, failTaskAt: number, failSchema: boolean): number;
+  asyncConsumerHandler(consumer: number): number;
+  asyncConsumerFlags(consumer: number): number;
+  asyncConsumerErrorCode(consumer: number): number;
+  asyncConsumerErrorMessage(consumer: number): string;
+  asyncConsumerMetadata(consumer: number): number;
+  asyncConsumerTasks(consumer: number): number;
+  asyncConsumerRequested(consumer: number): number;
+  asyncConsumerList(consumer: number): number;
+  asyncConsumerFree(consumer: number): void;
+}
+
+const STREAM_EXPORTS: readonly (keyof StreamExports)[] = [
+  'streamLastError',
+  'arrayStreamCallGetSchema', 'arrayStreamCallGetNext', 'arrayStreamCallGetLastError', 'arrayStreamCallRelease',
+  'deviceArrayStreamCallGetSchema', 'deviceArrayStreamCallGetNext', 'deviceArrayStreamCallGetLastError',
+  'deviceArrayStreamCallRelease',
+  'asyncHandlerCallOnSchema', 'asyncHandlerCallOnNextTask', 'asyncHandlerCallOnError', 'asyncHandlerCallRelease',
+  'asyncProducerCallRequest', 'asyncProducerCallCancel', 'asyncTaskCallExtractData',
+  'arrayStreamGetSchema', 'arrayStreamGetNext', 'deviceArrayStreamGetSchema', 'deviceArrayStreamGetNext',
+  'arrayStreamMove', 'deviceArrayStreamMove', 'arrayStreamRelease', 'deviceArrayStreamRelease',
+  'generatorSourceNew', 'listSourceNew', 'sourceFree', 'listNew', 'listFree', 'listLength', 'listDeviceType',
+  'listSchema', 'listArray',
+  'arrayStreamInitSource', 'deviceArrayStreamInitSource', 'arrayStreamDrain', 'deviceArrayStreamDrain',
+  'asyncSetScheduler', 'asyncPump', 'asyncPending', 'asyncStats', 'asyncProducerStart',
+  'asyncConsumerNew', 'asyncConsumerHandler', 'asyncConsumerFlags', 'asyncConsumerErrorCode',
+  'asyncConsumerErrorMessage', 'asyncConsumerMetadata', 'asyncConsumerTasks', 'asyncConsumerRequested',
+  'asyncConsumerList', 'asyncConsumerFree',
+];

@@ -4,14 +4,18 @@
 // Errno values as the C core sees them. Emscripten's libc uses the WASI
 // numbering, which differs from Linux (EINVAL is 28 here, 22 on Linux), so
 // these are the values the wasm exports actually return.
+export const EBUSY = 10;
 export const EIO = 29;
 export const EINVAL = 28;
+export const ENODEV = 43;
 export const ENOMEM = 48;
 export const ENOSYS = 52;
 export const ERANGE = 68;
 export const EOVERFLOW = 61;
 
 const ERRNO_NAMES: ReadonlyMap<number, string> = new Map([
+  [EBUSY, 'EBUSY'],
+  [ENODEV, 'ENODEV'],
   [EIO, 'EIO'],
   [EINVAL, 'EINVAL'],
   [ENOMEM, 'ENOMEM'],

@@ -2,10 +2,14 @@
 // Interface for every JavaScript runtime.
 
 export { ArrowCDevice, ExportedArray, ExportedSchema, Imported, ImportedSchema } from './api.js';
-export type { ImportOptions, ValidationLevel } from './api.js';
+export type { DeviceExportOptions, DeviceImportOptions, DevicePolicy, ImportOptions, ValidationLevel } from './api.js';
+export { DeviceResident } from './device-resident.js';
+export { DEVICE_TYPES, deviceName, deviceTypeName, eventTypeOf, isHostAccessible, parseDevice } from './device.js';
+export type { Device, DeviceSpec, DeviceTypeName } from './device.js';
+export type { DeviceStats, DeviceTotals } from './device-core.js';
 export type { ImportMode } from './import.js';
 export type { LoadOptions } from './core.js';
-export { ArrowCDeviceError, EINVAL, EIO, ENOMEM, ENOSYS, EOVERFLOW, ERANGE, errnoName } from './errors.js';
+export { ArrowCDeviceError, EBUSY, EINVAL, EIO, ENODEV, ENOMEM, ENOSYS, EOVERFLOW, ERANGE, errnoName } from './errors.js';
 export * as types from './types.js';
 export type { DataType, Field, Metadata, Schema, TimeUnit } from './types.js';
 export { ARROW_FLAG_DICTIONARY_ORDERED, ARROW_FLAG_MAP_KEYS_SORTED, ARROW_FLAG_NULLABLE, formatOf, parseFormat, typeFromFormat } from './format.js';

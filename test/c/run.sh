@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Builds the C core natively together with test/c/test_core.c and runs it,
-# under AddressSanitizer and UndefinedBehaviorSanitizer when the compiler
-# supports them. Prints the test's summary line ("c-core: N passed, 0 failed").
+# Builds the C core natively together with test/c/test_core.c and
+# test/c/test_device.c and runs them, under AddressSanitizer and
+# UndefinedBehaviorSanitizer when the compiler supports them; then builds and
+# runs the spec's int32 device array example (csrc/examples/) against the
+# simulated CUDA runtime. Prints the summary lines ("c-core: N passed, 0
+# failed", "c-device: N passed, 0 failed") and the example's "c-example:" lines.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -11,6 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # Every C file of the core, as build.sh compiles them for wasm.
 files=("$root"/csrc/*.c)
+examples=("$root"/csrc/examples/*.c)
 
 flags=(-std=c11 -Wall -Wextra -Wpedantic -Werror -O1 -g -I"$root/csrc")
 sanitize=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
@@ -21,11 +25,27 @@ fi
 
 "$cc" "${flags[@]}" "${files[@]}" "$root/test/c/test_core.c" -o "$tmp/test_core"
 "$tmp/test_core"
+"$cc" "${flags[@]}" -DACD_EXAMPLE_NO_MAIN "${files[@]}" "${examples[@]}" \
+  "$root/test/c/test_device.c" -o "$tmp/test_device"
+"$tmp/test_device"
+"$cc" "${flags[@]}" "${files[@]}" "${examples[@]}" -o "$tmp/int32_device_array"
+"$tmp/int32_device_array"
+# The streams: pull streams and the async device stream ("c-stream: ...").
+"$cc" "${flags[@]}" "${files[@]}" "$root/test/c/test_stream.c" -o "$tmp/test_stream"
+"$tmp/test_stream"
 
 # With --wasm, the same tests compiled by emcc and run by node, where
-# AcdAddressRangeValid really bounds reads by the linear memory's size.
+# AcdAddressRangeValid really bounds reads by the linear memory's size and
+# device addresses are the wasm32 ones (>= 2^31).
 if [[ "${1:-}" == "--wasm" ]]; then
-  emcc -std=c11 -Wall -Wextra -Werror -O1 -sSINGLE_FILE=1 -sENVIRONMENT=node -I"$root/csrc" \
-    "${files[@]}" "$root/test/c/test_core.c" -o "$tmp/test_core.js"
+  wasm=(-std=c11 -Wall -Wextra -Werror -O1 -sSINGLE_FILE=1 -sENVIRONMENT=node -I"$root/csrc")
+  emcc "${wasm[@]}" "${files[@]}" "$root/test/c/test_core.c" -o "$tmp/test_core.js"
   node "$tmp/test_core.js"
+  emcc "${wasm[@]}" -DACD_EXAMPLE_NO_MAIN "${files[@]}" "${examples[@]}" \
+    "$root/test/c/test_device.c" -o "$tmp/test_device.js"
+  node "$tmp/test_device.js"
+  emcc "${wasm[@]}" "${files[@]}" "${examples[@]}" -o "$tmp/int32_device_array.js"
+  node "$tmp/int32_device_array.js"
+  emcc "${wasm[@]}" "${files[@]}" "$root/test/c/test_stream.c" -o "$tmp/test_stream.js"
+  node "$tmp/test_stream.js"
 fi

@@ -1,61 +1,106 @@
-// Timing: iterations of a body that times its own steps, warm-up iterations
-// discarded, medians reported. Setup and clean-up inside a body stay untimed.
+// Timing: iterations of a body that times its own steps; warm-up iterations
+// are discarded and calibrate how often each step is repeated within one
+// sample (so that a step of a few µs is not measured at the timer's
+// resolution, cold, after a garbage collection); medians are reported.
 
 import { performance } from 'node:perf_hooks';
 
 export interface Timing {
-  /** Median of the samples, in milliseconds. */
+  /** Median of the samples, in milliseconds per repetition. */
   median: number;
   min: number;
   max: number;
   samples: number;
+  /** Repetitions of the step in each sample. */
+  reps: number;
 }
 
 export interface Iterations {
+  /** Iterations discarded; the fastest of them calibrates the repetitions. */
   warmup: number;
   samples: number;
+  /** A step is repeated until one sample takes about this long... */
+  minSampleMs: number;
+  /** ...but at most this many times. */
+  maxReps: number;
 }
 
-/** Times steps of one iteration under a name; each name gets one sample per iteration. */
+/** Times the steps of one iteration; each name gets one sample per iteration. */
 export interface Timer {
-  run<T>(name: string, fn: () => T): T;
+  /** How many times the step should run in this sample: 1 while warming up, then calibrated. */
+  reps(name: string): number;
+  /** Times fn, which ran the step `reps` times; records the time per repetition. */
+  run<T>(name: string, fn: () => T, reps?: number): T;
+  /**
+   * Runs fn reps(name) times in one timed window; returns its last result.
+   * A step repeated more than once first runs once untimed, so that its first
+   * repetition does not pay alone for code and caches left cold by other steps.
+   */
+  repeat<T>(name: string, fn: () => T): T;
   /** Records a duration measured otherwise (e.g. the sum of several steps). */
   add(name: string, ms: number): void;
+  /** The time per repetition last recorded under name (warm-up iterations included). */
+  latest(name: string): number;
 }
 
 /**
- * Runs body warmup + samples times and returns the median of every step it
- * timed. A full garbage collection runs before each iteration when the
- * runtime exposes gc (node --expose-gc), so that one iteration's garbage is
- * not collected during the next one's timed steps.
+ * Runs body warmup + samples times (passing the iteration's index) and
+ * returns the median of every step it timed. No garbage collection is forced
+ * between steps: a forced full collection shrinks the young generation and
+ * deoptimizes code (V8 "weak objects"), so the step after it would be
+ * measured in a state a running program is rarely in.
  */
-export function iterate(it: Iterations, body: (timer: Timer) => void): Map<string, Timing> {
+export function iterate(it: Iterations, body: (timer: Timer, iteration: number) => void): Map<string, Timing> {
   const samples = new Map<string, number[]>();
+  const latest = new Map<string, number>();
+  const fastest = new Map<string, number>();
+  const reps = new Map<string, number>();
+  const used = new Map<string, number>();
   let recording = false;
   const add = (name: string, ms: number) => {
+    latest.set(name, ms);
+    fastest.set(name, Math.min(ms, fastest.get(name) ?? Infinity));
     if (!recording) return;
     const list = samples.get(name) ?? [];
     list.push(ms);
     samples.set(name, list);
   };
   const timer: Timer = {
-    run<T>(name: string, fn: () => T): T {
+    reps: (name) => reps.get(name) ?? 1,
+    run<T>(name: string, fn: () => T, n = 1): T {
       const t0 = performance.now();
       const result = fn();
-      add(name, performance.now() - t0);
+      add(name, (performance.now() - t0) / n);
+      used.set(name, n);
       return result;
     },
+    repeat<T>(name: string, fn: () => T): T {
+      const n = timer.reps(name);
+      if (n > 1) fn();
+      return timer.run(name, () => {
+        let result = fn();
+        for (let i = 1; i < n; i++) result = fn();
+        return result;
+      }, n);
+    },
     add,
+    latest(name: string): number {
+      const ms = latest.get(name);
+      if (ms === undefined) throw new Error(`timer: nothing timed under ${name} yet`);
+      return ms;
+    },
   };
   for (let i = 0; i < it.warmup + it.samples; i++) {
+    if (i === it.warmup) {
+      for (const [name, ms] of fastest) reps.set(name, Math.max(1, Math.min(it.maxReps, Math.ceil(it.minSampleMs / Math.max(ms, 1e-6)))));
+    }
     recording = i >= it.warmup;
-    collectGarbage();
-    body(timer);
+    body(timer, i);
   }
-  return new Map([...samples].map(([name, list]) => [name, summarize(list)]));
+  return new Map([...samples].map(([name, list]) => [name, { ...summarize(list), reps: used.get(name) ?? 1 }]));
 }
 
-export function summarize(list: number[]): Timing {
+export function summarize(list: number[]): Omit<Timing, 'reps'> {
   const sorted = [...list].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   const median = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
@@ -66,7 +111,8 @@ export function gcExposed(): boolean {
   return typeof (globalThis as { gc?: unknown }).gc === 'function';
 }
 
-function collectGarbage(): void {
+/** A full garbage collection, when the runtime exposes gc (node --expose-gc); used between sets. */
+export function collectGarbage(): void {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (typeof gc === 'function') gc();
 }

@@ -1,0 +1,285 @@
+// The async device stream in C: the run queue that drives every C async
+// object, and the C producer, which feeds any ArrowAsyncDeviceStreamHandler
+// (in C or in TypeScript) from a batch source.
+//
+// Wasm cannot block, and request must never call a handler synchronously, so
+// the producer is a state machine: request and cancel only record what was
+// asked and queue the producer; its steps (on_schema, one on_next_task, the
+// end, an error) run in AcdAsyncPump, which the embedder calls when the
+// scheduler tells it to (TypeScript: from a microtask).
+
+#include <errno.h>
+#include <string.h>
+
+#include "acd.h"
+
+// ---- the run queue ------------------------------------------------------------
+
+static struct AcdAsyncJob* acd_queue_head = NULL;
+static struct AcdAsyncJob* acd_queue_tail = NULL;
+static int64_t acd_queue_length = 0;
+static AcdAsyncScheduleFn acd_scheduler = NULL;
+static void* acd_scheduler_user = NULL;
+static struct AcdAsyncStats acd_stats;
+
+void AcdAsyncSetScheduler(AcdAsyncScheduleFn schedule, void* user_data) {
+  acd_scheduler = schedule;
+  acd_scheduler_user = user_data;
+}
+
+void AcdAsyncSchedule(struct AcdAsyncJob* job) {
+  if (job->scheduled) return;
+  job->scheduled = 1;
+  job->next = NULL;
+  int was_empty = acd_queue_head == NULL;
+  if (was_empty) {
+    acd_queue_head = job;
+  } else {
+    acd_queue_tail->next = job;
+  }
+  acd_queue_tail = job;
+  acd_queue_length++;
+  if (was_empty && acd_scheduler != NULL) acd_scheduler(acd_scheduler_user);
+}
+
+void AcdAsyncUnschedule(struct AcdAsyncJob* job) {
+  if (!job->scheduled) return;
+  struct AcdAsyncJob* previous = NULL;
+  for (struct AcdAsyncJob* at = acd_queue_head; at != NULL; previous = at, at = at->next) {
+    if (at != job) continue;
+    if (previous == NULL) {
+      acd_queue_head = at->next;
+    } else {
+      previous->next = at->next;
+    }
+    if (acd_queue_tail == at) acd_queue_tail = previous;
+    acd_queue_length--;
+    break;
+  }
+  job->scheduled = 0;
+  job->next = NULL;
+}
+
+int64_t AcdAsyncPump(int64_t max_steps) {
+  int64_t steps = 0;
+  while (acd_queue_head != NULL && steps < max_steps) {
+    struct AcdAsyncJob* job = acd_queue_head;
+    acd_queue_head = job->next;
+    if (acd_queue_head == NULL) acd_queue_tail = NULL;
+    acd_queue_length--;
+    job->scheduled = 0;
+    job->next = NULL;
+    job->step(job);  // may free the job
+    steps++;
+  }
+  return steps;
+}
+
+int64_t AcdAsyncPending(void) { return acd_queue_length; }
+
+void AcdAsyncStatsGet(struct AcdAsyncStats* out) { *out = acd_stats; }
+
+struct AcdAsyncStats* AcdAsyncStatsMutable(void) {
+  return &acd_stats;
+}
+
+// ---- tasks --------------------------------------------------------------------
+
+struct AcdAsyncTaskPrivate {
+  struct ArrowDeviceArray array;
+};
+
+// Moves the task's batch into out (out == NULL: releases it) and frees the
+// task's data: exactly once, a second call on the same struct gives EINVAL.
+static int AcdAsyncTaskExtract(struct ArrowAsyncTask* self, struct ArrowDeviceArray* out) {
+  struct AcdAsyncTaskPrivate* p = self->private_data;
+  if (p == NULL) return EINVAL;
+  self->private_data = NULL;
+  if (out != NULL) {
+    AcdDeviceArrayMove(&p->array, out);
+    acd_stats.tasks_extracted++;
+  } else {
+    AcdArrayRelease(&p->array.array);
+    acd_stats.tasks_discarded++;
+  }
+  AcdFree(p);
+  acd_stats.tasks_live--;
+  return ACD_OK;
+}
+
+// ---- the producer ---------------------------------------------------------------
+
+enum AcdProducerPhase { ACD_PRODUCER_SCHEMA, ACD_PRODUCER_RUNNING };
+
+struct AcdAsyncProducerPrivate {
+  // First, so that the job is the producer.
+  struct AcdAsyncJob job;
+  struct ArrowAsyncProducer producer;
+  struct ArrowAsyncDeviceStreamHandler* handler;
+  struct AcdBatchSource source;
+  char* additional_metadata;
+  enum AcdProducerPhase phase;
+  int64_t credit;
+  int cancelled;
+  int64_t batches;
+  // An error to report with on_error at the next step (from request).
+  int pending_code;
+  struct AcdError error;
+};
+
+static void AcdProducerRequest(struct ArrowAsyncProducer* self, int64_t n) {
+  struct AcdAsyncProducerPrivate* p = self->private_data;
+  if (p->cancelled) return;  // a NOP after cancel, as the spec asks
+  if (n <= 0) {
+    if (p->pending_code == ACD_OK) {
+      p->pending_code = AcdErrorSet(&p->error, EINVAL, "request: n must be > 0, found %lld",
+                                    (long long)n);
+    }
+  } else {
+    p->credit = n > INT64_MAX - p->credit ? INT64_MAX : p->credit + n;
+  }
+  AcdAsyncSchedule(&p->job);
+}
+
+static void AcdProducerCancel(struct ArrowAsyncProducer* self) {
+  struct AcdAsyncProducerPrivate* p = self->private_data;
+  if (p->cancelled) return;
+  p->cancelled = 1;
+  AcdAsyncSchedule(&p->job);
+}
+
+// The last call on the handler, then the producer's own clean-up (the
+// producer struct stays valid until handler->release has returned).
+static void AcdProducerFinish(struct AcdAsyncProducerPrivate* p) {
+  p->handler->release(p->handler);
+  AcdAsyncUnschedule(&p->job);
+  AcdBatchSourceRelease(&p->source);
+  AcdFree(p->additional_metadata);
+  AcdFree(p);
+  acd_stats.producers_live--;
+}
+
+static void AcdProducerFail(struct AcdAsyncProducerPrivate* p, int code) {
+  p->handler->on_error(p->handler, code, p->error.message, NULL);
+  AcdProducerFinish(p);
+}
+
+static void AcdProducerStepSchema(struct AcdAsyncProducerPrivate* p) {
+  struct ArrowSchema schema;
+  int code = p->source.get_schema(&p->source, &schema, &p->error);
+  if (code != ACD_OK) {
+    AcdErrorPrefix(&p->error, "schema");
+    AcdProducerFail(p, code);
+    return;
+  }
+  code = p->handler->on_schema(p->handler, &schema);
+  // The consumer moves the schema out; release whatever it left.
+  AcdSchemaRelease(&schema);
+  if (code != ACD_OK) {
+    AcdProducerFinish(p);  // no on_error after a consumer's failure
+    return;
+  }
+  p->phase = ACD_PRODUCER_RUNNING;
+  if (p->credit > 0 || p->cancelled || p->pending_code != ACD_OK) AcdAsyncSchedule(&p->job);
+}
+
+static void AcdProducerStepNext(struct AcdAsyncProducerPrivate* p) {
+  if (p->pending_code != ACD_OK) {
+    AcdProducerFail(p, p->pending_code);
+    return;
+  }
+  if (p->cancelled) {
+    AcdProducerFinish(p);  // cancelling is not an error: release only
+    return;
+  }
+  if (p->credit <= 0) return;  // idle until request
+
+  struct ArrowDeviceArray array;
+  int code = p->source.get_next(&p->source, &array, &p->error);
+  if (code != ACD_OK) {
+    AcdErrorPrefix(&p->error, "batch %lld", (long long)p->batches);
+    AcdProducerFail(p, code);
+    return;
+  }
+  p->credit--;
+  if (array.array.release == NULL) {
+    p->handler->on_next_task(p->handler, NULL, NULL);  // the end
+    AcdProducerFinish(p);
+    return;
+  }
+  if (array.device_type != p->producer.device_type) {
+    int found = array.device_type;
+    AcdArrayRelease(&array.array);
+    AcdErrorSet(&p->error, EINVAL, "batch %lld: device_type: expected %d (the producer's), found %d",
+                (long long)p->batches, p->producer.device_type, found);
+    AcdProducerFail(p, EINVAL);
+    return;
+  }
+  struct AcdAsyncTaskPrivate* task_data = AcdMalloc(sizeof(struct AcdAsyncTaskPrivate));
+  if (task_data == NULL) {
+    AcdArrayRelease(&array.array);
+    AcdErrorSet(&p->error, ENOMEM, "out of memory allocating a task");
+    AcdProducerFail(p, ENOMEM);
+    return;
+  }
+  AcdDeviceArrayMove(&array, &task_data->array);
+  acd_stats.tasks_created++;
+  acd_stats.tasks_live++;
+  p->batches++;
+  // Valid during the call only: a consumer that keeps the task copies it.
+  struct ArrowAsyncTask task = {&AcdAsyncTaskExtract, task_data};
+  code = p->handler->on_next_task(p->handler, &task, NULL);
+  if (code != ACD_OK) {
+    AcdProducerFinish(p);
+    return;
+  }
+  if (p->credit > 0 || p->cancelled || p->pending_code != ACD_OK) AcdAsyncSchedule(&p->job);
+}
+
+static void AcdProducerStep(struct AcdAsyncJob* job) {
+  struct AcdAsyncProducerPrivate* p = (struct AcdAsyncProducerPrivate*)job;
+  if (p->phase == ACD_PRODUCER_SCHEMA) {
+    AcdProducerStepSchema(p);
+  } else {
+    AcdProducerStepNext(p);
+  }
+}
+
+int AcdAsyncProducerStart(struct ArrowAsyncDeviceStreamHandler* handler,
+                          struct AcdBatchSource* source, const char* additional_metadata,
+                          struct AcdError* error) {
+  if (handler == NULL || handler->on_schema == NULL || handler->on_next_task == NULL ||
+      handler->on_error == NULL || handler->release == NULL) {
+    return AcdErrorSet(error, EINVAL, "handler: expected all four callbacks");
+  }
+  if (source->release == NULL) return AcdErrorSet(error, EINVAL, "source: released");
+  int64_t metadata_size = AcdMetadataSize(additional_metadata, -1, error);
+  if (metadata_size < 0) {
+    AcdErrorPrefix(error, "additional_metadata");
+    return EINVAL;
+  }
+  struct AcdAsyncProducerPrivate* p = AcdCalloc(1, sizeof(struct AcdAsyncProducerPrivate));
+  if (p == NULL) return AcdErrorSet(error, ENOMEM, "out of memory allocating a producer");
+  if (additional_metadata != NULL) {
+    p->additional_metadata = AcdMalloc(metadata_size);
+    if (p->additional_metadata == NULL) {
+      AcdFree(p);
+      return AcdErrorSet(error, ENOMEM, "out of memory copying additional_metadata");
+    }
+    memcpy(p->additional_metadata, additional_metadata, (size_t)metadata_size);
+  }
+  p->job.step = &AcdProducerStep;
+  p->handler = handler;
+  p->phase = ACD_PRODUCER_SCHEMA;
+  p->producer.device_type = source->device_type;
+  p->producer.request = &AcdProducerRequest;
+  p->producer.cancel = &AcdProducerCancel;
+  p->producer.additional_metadata = p->additional_metadata;
+  p->producer.private_data = p;
+  AcdBatchSourceMove(source, &p->source);
+  // Populated before any callback, as the spec requires.
+  handler->producer = &p->producer;
+  acd_stats.producers_live++;
+  AcdAsyncSchedule(&p->job);
+  return ACD_OK;
+}

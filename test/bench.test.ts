@@ -1,0 +1,79 @@
+// The benchmark runs and reports every figure (at a tiny scale: no timing
+// target is asserted here, only that each figure is there, finite and positive).
+import { describe, expect, test } from '@jest/globals';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bench } from '../ts/bench/index.js';
+import { FIGURES, PENDING } from '../ts/bench/figures.js';
+
+async function run(...argv: string[]): Promise<{ code: number; out: string }> {
+  const lines: string[] = [];
+  const code = await bench(argv, (l) => lines.push(l));
+  return { code, out: lines.join('\n') };
+}
+
+const SETS = ['mixed', 'narrow', 'wide', 'batches'];
+const positive = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
+
+describe('bench', () => {
+  test('--quick --scale 0.01 --json writes every figure, finite and positive', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'acd-bench-')), 'out.json');
+    const { code, out } = await run('--quick', '--scale', '0.01', '--json', file);
+    expect(code).toBe(0);
+    const r = JSON.parse(readFileSync(file, 'utf8'));
+
+    expect(Object.keys(r.sets).sort()).toEqual([...SETS].sort());
+    for (const set of SETS) {
+      const s = r.sets[set];
+      for (const f of FIGURES) {
+        const t = s.figures[f.key];
+        expect({ set, figure: f.key, ok: t !== undefined && [t.median, t.min, t.max, t.samples, t.reps].every(positive) })
+          .toEqual({ set, figure: f.key, ok: true });
+      }
+      for (const [key, value] of Object.entries(s.derived)) {
+        expect({ set, key, ok: positive(value) || (key.includes('Overhead') && Number.isFinite(value)) }).toEqual({ set, key, ok: true });
+      }
+      expect(positive(s.bytes) && positive(s.rows) && positive(s.batches)).toBe(true);
+    }
+    // Per-unit figures of the wide and many-batches sets, the per-batch overheads.
+    expect(positive(r.sets.wide.derived.importViewMicrosPerUnit)).toBe(true);
+    expect(Number.isFinite(r.sets.batches.derived.importViewOverheadMicrosPerBatch)).toBe(true);
+
+    // Every target has a finite measured value and a verdict; none is asserted.
+    expect(r.targets.length).toBeGreaterThanOrEqual(20);
+    for (const t of r.targets) {
+      expect({ id: t.id, set: t.set, ok: Number.isFinite(t.value) && typeof t.met === 'boolean' }).toEqual({ id: t.id, set: t.set, ok: true });
+    }
+    expect(r.pending).toEqual(PENDING);
+
+    // The size of the built core and glue, raw and gzipped.
+    for (const part of ['wasm', 'glue', 'js', 'bundle']) {
+      expect({ part, ok: positive(r.sizes[part]?.raw) && positive(r.sizes[part]?.gzip) }).toEqual({ part, ok: true });
+    }
+    expect(r.sizes.wasm.gzip).toBeLessThan(r.sizes.wasm.raw);
+
+    expect(r.machine.cores).toBeGreaterThan(0);
+    expect(r.options).toMatchObject({ quick: true, scale: 0.01 });
+    // The printed table has a row per figure and set, and the pending stream row.
+    for (const f of FIGURES) expect(out).toContain(`| mixed | ${f.label} |`);
+    expect(out).toContain(PENDING[0].label);
+  }, 60_000);
+
+  test('--help prints the usage and exits 0', async () => {
+    const { code, out } = await run('--help');
+    expect(code).toBe(0);
+    expect(out).toMatch(/^usage: arrow-c-device bench/);
+  });
+
+  test.each([
+    [['--frobnicate'], /unknown option --frobnicate/],
+    [['--json'], /--json: expected a value/],
+    [['--scale', '0'], /--scale: expected a number in \(0, 1\], found 0/],
+    [['--scale', 'lots'], /--scale: expected a number in \(0, 1\], found lots/],
+  ])('bad usage %j: a clear message, exit 2', async (argv, message) => {
+    const { code, out } = await run(...(argv as string[]));
+    expect(code).toBe(2);
+    expect(out.split('\n')[0]).toMatch(message);
+  });
+});

@@ -1,0 +1,40 @@
+// What each measured figure is, and which of this library's figures it is
+// compared with (the ratio column: its median ÷ the reference's median).
+
+export interface Figure {
+  key: string;
+  label: string;
+  /** This library's figure doing the same job; the ratio is median ÷ reference median. */
+  ref: string;
+  /** Whether the step moves the buffer bytes (a GB/s figure makes sense). */
+  moves: boolean;
+}
+
+export const FIGURES: Figure[] = [
+  { key: 'acd.export', label: 'this library: export (apache-arrow → C structs in wasm)', ref: 'acd.export', moves: true },
+  { key: 'floor.memcpyIn', label: 'floor: one TypedArray.set of all buffer bytes into wasm', ref: 'acd.export', moves: true },
+  { key: 'ipc.toWasm', label: 'IPC: tableToIPC + copy of the bytes into wasm', ref: 'acd.export', moves: true },
+  { key: 'ipc.write', label: 'IPC step: tableToIPC', ref: 'acd.export', moves: true },
+  { key: 'ipc.copyIn', label: 'IPC step: copy of the IPC bytes into wasm', ref: 'acd.export', moves: true },
+  { key: 'acd.importView', label: 'this library: import, view', ref: 'acd.importView', moves: false },
+  { key: 'acd.importViewUnvalidated', label: "this library: import, view, validate 'none'", ref: 'acd.importView', moves: false },
+  { key: 'floor.data', label: 'floor: Data/Vector objects over existing views', ref: 'acd.importView', moves: false },
+  { key: 'floor.build', label: 'floor: the same, in apache-arrow RecordBatches', ref: 'acd.importView', moves: false },
+  { key: 'ffi.view', label: 'arrow-js-ffi: parseTable, view', ref: 'acd.importView', moves: false },
+  { key: 'ipc.read', label: 'IPC: tableFromIPC over the bytes in wasm (views)', ref: 'acd.importView', moves: false },
+  { key: 'acd.importCopy', label: 'this library: import, copy', ref: 'acd.importCopy', moves: true },
+  { key: 'floor.memcpyOut', label: 'floor: one slice of all buffer bytes out of wasm', ref: 'acd.importCopy', moves: true },
+  { key: 'ffi.copy', label: 'arrow-js-ffi: parseTable, copy', ref: 'acd.importCopy', moves: true },
+  { key: 'acd.roundtripView', label: 'this library: export + import view', ref: 'acd.roundtripView', moves: true },
+  { key: 'ipc.total', label: 'IPC: tableToIPC + copy + tableFromIPC', ref: 'acd.roundtripView', moves: true },
+];
+
+/** Figures that cannot be measured yet, shown as pending rows (never as numbers). */
+export const PENDING = [
+  {
+    set: 'batches',
+    key: 'acd.stream',
+    label: 'this library: ArrowArrayStream export + import',
+    reason: 'pending: streams are not in the public API yet; the per-batch rows above stand in for them',
+  },
+];

@@ -1,0 +1,213 @@
+// One set measured: every alternative, this library and the floors, on the
+// same batches, interleaved in each iteration (so that a change of load on the
+// machine hits them all alike). Untimed: setup, the checks that every reader
+// read the same values, and releases.
+
+import * as arrow from 'apache-arrow';
+import type { ArrowCDevice, ExportedArray, Imported, ImportedSchema, ImportMode, ValidationLevel } from '../index.js';
+import type { BenchSet } from './data.js';
+import { iterate, type Iterations, type Timer, type Timing } from './timing.js';
+
+/** The part of arrow-js-ffi the benchmark uses. */
+export interface Ffi {
+  parseTable(buffer: ArrayBuffer, arrayPtrs: number[], schemaPtr: number, copy?: boolean): arrow.Table;
+}
+
+/** Measures every figure of one set; throws if a reader misread it or wasm memory leaked. */
+export function measureSet(acd: ArrowCDevice, ffi: Ffi, set: BenchSet, it: Iterations): Map<string, Timing> {
+  const start = acd.bytesAllocated();
+  const scratch = new Scratch(acd);
+  const all = concatBuffers(set);
+  const floor = floorBuilders(set);
+  // arrow-js-ffi reads structs without taking ownership: one export serves every iteration.
+  const forFfi = set.batches.map((b) => acd.exportBatch(b));
+  const ffiArrays = forFfi.map((e) => e.array);
+  let failed = true;
+  try {
+    const view = () => acd.memory.buffer as ArrayBuffer;
+    let ipc: Uint8Array = new Uint8Array(0);
+    let ipcAt = 0;
+    // Groups of steps; each iteration starts at the next group, so that no step
+    // always follows the one whose garbage the collector is busy with.
+    const groups: ((t: Timer, check: boolean) => void)[] = [
+      (t) => {
+        // The memcpy floors: all buffer bytes into wasm memory, and out into a new ArrayBuffer.
+        const at = scratch.get('memcpy', all.length);
+        t.repeat('floor.memcpyIn', () => acd.core.bytes.set(all, at));
+        t.repeat('floor.memcpyOut', () => view().slice(at, at + all.length));
+      },
+      (t) => {
+        // IPC: serialize, copy the bytes into wasm memory...
+        ipc = t.repeat('ipc.write', () => arrow.tableToIPC(set.table, 'stream'));
+        ipcAt = scratch.get('ipc', ipc.length);
+        t.repeat('ipc.copyIn', () => acd.core.bytes.set(ipc, ipcAt));
+        t.add('ipc.toWasm', t.latest('ipc.write') + t.latest('ipc.copyIn'));
+      },
+      (t, check) => {
+        // ...and read them there: a group of its own, so that the collection of
+        // the serialized bytes' garbage does not always land in it.
+        const fromIpc = t.repeat('ipc.read', () => arrow.tableFromIPC(new Uint8Array(view(), ipcAt, ipc.length)));
+        t.add('ipc.total', t.latest('ipc.toWasm') + t.latest('ipc.read'));
+        if (check) checkSame(set, fromIpc.batches, 'IPC');
+      },
+      (t) => {
+        t.repeat('floor.data', floor.data);
+        t.repeat('floor.build', floor.batches);
+      },
+      (t, check) => {
+        const table = t.repeat('ffi.view', () => ffi.parseTable(view(), ffiArrays, forFfi[0].schema, false));
+        if (check) checkSame(set, table.batches, 'arrow-js-ffi (view)');
+      },
+      (t, check) => {
+        const table = t.repeat('ffi.copy', () => ffi.parseTable(view(), ffiArrays, forFfi[0].schema, true));
+        if (check) checkSame(set, table.batches, 'arrow-js-ffi (copy)');
+      },
+      // This library: fresh exports for the imports (an import moves the structs).
+      (t, check) => {
+        roundtrip(acd, set, t, 'view', 'default', 'acd.importView', check);
+        t.add('acd.roundtripView', t.latest('acd.export') + t.latest('acd.importView'));
+      },
+      (t, check) => roundtrip(acd, set, t, 'copy', 'default', 'acd.importCopy', check),
+      (t, check) => roundtrip(acd, set, t, 'view', 'none', 'acd.importViewUnvalidated', check),
+      // Streams (ArrowArrayStream) are not in the public API yet. When they are, a
+      // group here times, on the many-batches set, a stream exported from
+      // set.table and drained by the importer in view mode, under 'acd.streamView';
+      // then move its row from PENDING to FIGURES (figures.ts).
+    ];
+    // Every step gets at most as many repetitions as this library's imports can
+    // (each needs its own export), so that all are measured equally hot or cold.
+    const reps = Math.min(it.maxReps, Math.max(1, Math.floor(LIVE_EXPORT_BYTES / set.bytes) - 1));
+    const figures = iterate({ ...it, maxReps: reps }, (t, i) => {
+      for (let g = 0; g < groups.length; g++) groups[(g + i) % groups.length](t, i === 0);
+    });
+    failed = false;
+    return figures;
+  } finally {
+    forFfi.forEach((e) => e.release());
+    scratch.release();
+    const leaked = acd.bytesAllocated() - start;
+    // Not over an error already on its way: that one says what went wrong first.
+    if (leaked !== 0 && !failed) throw new Error(`${set.name}: ${leaked} bytes of wasm memory still allocated after the set`);
+  }
+}
+
+/** Wasm memory the live exports of one sample may take: it bounds their repetitions. */
+const LIVE_EXPORT_BYTES = 256e6;
+
+/**
+ * Exports the set (timed), imports every export (timed), checks once, releases
+ * everything (untimed). When the import is repeated, one more export is
+ * imported first, untimed, as repeat() does for the other steps.
+ */
+function roundtrip(acd: ArrowCDevice, set: BenchSet, t: Timer, mode: ImportMode, validate: ValidationLevel, name: string, check: boolean): void {
+  const reps = t.reps(name);
+  const warm = reps > 1 ? 1 : 0;
+  const exported: ExportedArray[][] = [];
+  const imported: Imported<arrow.RecordBatch>[] = [];
+  const schemas: ImportedSchema[] = [];
+  const importAll = (batches: ExportedArray[]) => {
+    if (batches.length === 1) {
+      imported.push(acd.importBatch(batches[0].schema, batches[0].array, { mode, validate }));
+      return;
+    }
+    // Several batches of one schema: the schema is imported once, as a stream's consumer would.
+    const schema = acd.importSchema(batches[0].schema);
+    schemas.push(schema);
+    for (const e of batches) imported.push(acd.importBatch(schema, e.array, { mode, validate }));
+  };
+  try {
+    t.run('acd.export', () => {
+      for (let r = 0; r < reps + warm; r++) exported.push(set.batches.map((b) => acd.exportBatch(b)));
+    }, reps + warm);
+    if (warm) importAll(exported[0]);
+    t.run(name, () => {
+      for (let r = warm; r < exported.length; r++) importAll(exported[r]);
+    }, reps);
+    if (check) checkSame(set, imported.slice(0, set.batches.length).map((i) => i.value), `this library (${mode}, validate ${validate})`);
+  } finally {
+    imported.forEach((i) => i.release());
+    schemas.forEach((s) => s.release());
+    exported.flat().forEach((e) => e.release());
+  }
+}
+
+/** Scratch regions of wasm memory (for the memcpy floor and the IPC bytes), grown on demand. */
+class Scratch {
+  private readonly regions = new Map<string, { at: number; size: number }>();
+  constructor(private readonly acd: ArrowCDevice) {}
+
+  get(name: string, size: number): number {
+    const r = this.regions.get(name);
+    if (r !== undefined && r.size >= size) return r.at;
+    if (r !== undefined) this.acd.core.free(r.at);
+    const at = this.acd.core.alloc(Math.max(size, 1));
+    this.regions.set(name, { at, size });
+    return at;
+  }
+
+  release(): void {
+    for (const r of this.regions.values()) this.acd.core.free(r.at);
+    this.regions.clear();
+  }
+}
+
+/** Every buffer byte of the set in one array: the source of the memcpy floor. */
+function concatBuffers(set: BenchSet): Uint8Array {
+  const out = new Uint8Array(set.bytes);
+  let at = 0;
+  const walk = (d: arrow.Data) => {
+    for (const b of [d.valueOffsets, d.values, d.nullCount > 0 ? d.nullBitmap : undefined, d.typeIds]) {
+      if (b === undefined || b === null || b.byteLength === 0) continue;
+      out.set(new Uint8Array(b.buffer, b.byteOffset, b.byteLength), at);
+      at += b.byteLength;
+    }
+    d.children.forEach(walk);
+    d.dictionary?.data.forEach(walk);
+  };
+  set.batches.forEach((b) => walk(b.data));
+  return out;
+}
+
+/**
+ * The object-building floors: the apache-arrow Data (and Vector, for
+ * dictionaries) objects of the set, built over typed arrays that already
+ * exist, with types that already exist; then the same wrapped in record
+ * batches by apache-arrow's constructor. Any importer has at least this to do.
+ */
+function floorBuilders(set: BenchSet): { data: () => arrow.Data[]; batches: () => arrow.RecordBatch[] } {
+  const node = (d: arrow.Data): (() => arrow.Data) => {
+    const children = d.children.map(node);
+    const dictionary = d.dictionary?.data.map(node);
+    const buffers = { 0: d.valueOffsets, 1: d.values, 2: d.nullBitmap, 3: d.typeIds };
+    const { type, offset, length, nullCount } = d;
+    return () => new arrow.Data(type, offset, length, nullCount, buffers, children.map((c) => c()),
+      dictionary && new arrow.Vector(dictionary.map((c) => c())));
+  };
+  const batches = set.batches.map((b) => ({ schema: b.schema, data: node(b.data) }));
+  return {
+    data: () => batches.map((b) => b.data()),
+    batches: () => batches.map((b) => new arrow.RecordBatch(b.schema, b.data() as arrow.Data<arrow.Struct>)),
+  };
+}
+
+/**
+ * A cheap check that an alternative read the same data: the row count, and
+ * each column's value at its first, middle and last row of every batch.
+ */
+function checkSame(set: BenchSet, got: arrow.RecordBatch[], who: string): void {
+  const rows = got.reduce((n, b) => n + b.numRows, 0);
+  if (rows !== set.rows || got.length !== set.batches.length) {
+    throw new Error(`${set.name}: ${who} read ${got.length} batches of ${rows} rows, expected ${set.batches.length} of ${set.rows}`);
+  }
+  set.batches.forEach((expected, b) => {
+    for (let c = 0; c < expected.numCols; c++) {
+      for (const row of [0, expected.numRows >> 1, expected.numRows - 1]) {
+        const want = String(expected.getChildAt(c)?.get(row));
+        const found = String(got[b].getChildAt(c)?.get(row));
+        if (want !== found) {
+          throw new Error(`${set.name}: ${who} read batch ${b} column ${expected.schema.fields[c].name} row ${row} as ${found}, expected ${want}`);
+        }
+      }
+    }
+  });
+}

@@ -1,0 +1,59 @@
+// The size of what a user downloads: the wasm core (embedded as base64 in
+// the bundle), the Emscripten glue, and the whole ESM bundle, raw and gzipped.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+export interface Size {
+  raw: number;
+  gzip: number;
+}
+
+export interface Sizes {
+  /** The wasm binary (decoded from the bundle). */
+  wasm: Size;
+  /** Emscripten's JS glue alone (build/core/core.mjs without the embedded wasm); null outside a checkout. */
+  glue: Size | null;
+  /** The JS of dist/index.mjs without the embedded wasm: glue and TypeScript facade. */
+  js: Size;
+  /** dist/index.mjs as shipped: the JS and the wasm as base64. */
+  bundle: Size;
+  /** Where the figures were read. */
+  files: { bundle: string; glue: string | null };
+}
+
+const WASM_BASE64 = /AGFzbQ[A-Za-z0-9+/]*={0,2}/; // "\0asm" in base64, to the end of the string
+
+/** Finds this package's dist/index.mjs, from the running CLI or the working directory; null when not built. */
+export function findBundle(): string | null {
+  const roots = [process.argv[1] ? join(dirname(resolve(process.argv[1])), '..') : '', process.cwd()];
+  for (const root of roots) {
+    if (root === '' || !existsSync(join(root, 'package.json'))) continue;
+    const name = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name?: string }).name;
+    if (name === 'arrow-c-device' && existsSync(join(root, 'dist', 'index.mjs'))) return join(root, 'dist', 'index.mjs');
+  }
+  return null;
+}
+
+/** Measures the built files; throws with what to do when the bundle is missing. */
+export function measureSizes(bundlePath = findBundle()): Sizes {
+  if (bundlePath === null) throw new Error('dist/index.mjs not found (run ./build.sh first, from the package folder)');
+  const bundle = readFileSync(bundlePath, 'utf8');
+  const base64 = WASM_BASE64.exec(bundle)?.[0];
+  if (base64 === undefined) throw new Error(`${bundlePath}: no embedded wasm binary found`);
+  const wasm = Buffer.from(base64, 'base64');
+  const gluePath = join(dirname(bundlePath), '..', 'build', 'core', 'core.mjs');
+  const glue = existsSync(gluePath) ? readFileSync(gluePath, 'utf8').replace(WASM_BASE64, '') : null;
+  return {
+    wasm: size(wasm),
+    glue: glue === null ? null : size(Buffer.from(glue)),
+    js: size(Buffer.from(bundle.replace(WASM_BASE64, ''))),
+    bundle: size(Buffer.from(bundle)),
+    files: { bundle: bundlePath, glue: glue === null ? null : gluePath },
+  };
+}
+
+function size(bytes: Uint8Array): Size {
+  return { raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+}
