@@ -15,7 +15,7 @@ const tsResolve = {
   },
 };
 
-const external = (id) => id === 'apache-arrow' || id.startsWith('apache-arrow/') || id.startsWith('node:');
+const external = (id) => id === 'apache-arrow' || id.startsWith('apache-arrow/') || id === 'arrow-js-ffi' || id.startsWith('node:');
 const out = process.env.ACD_DIST ?? 'dist';
 const swcPlugin = swc({ swc: { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, sourceMaps: true } });
 
@@ -33,8 +33,11 @@ export default [
     input: 'ts/cli.ts',
     external,
     // The CLI uses the library bundle (dist/index.mjs) instead of a second copy of it.
-    plugins: [{ name: 'cli-uses-dist', resolveId: (s, importer) => (importer && s === './index.js' ? { id: './index.mjs', external: true } : null) },
-      tsResolve, swcPlugin],
+    plugins: [{
+      name: 'cli-uses-dist',
+      resolveId: (s, importer) => (importer && s.startsWith('.') && resolvePath(dirname(importer), s) === resolvePath('ts/index.js')
+        ? { id: './index.mjs', external: true } : null),
+    }, tsResolve, swcPlugin],
     output: { file: `${out}/cli.mjs`, format: 'es', sourcemap: true },
   },
   {

@@ -26,17 +26,38 @@ describe('roundtrip', () => {
     expect(r.stdout).toMatch(/^ok: .*generated_nested\.stream \(copy mode\): \d+ batches, \d+ rows, \d+ columns, 0 bytes leaked/);
   });
 
-  test('a failed round trip exits 1 and says why', () => {
+  test.each(['copy', 'view'])('integration JSON (gzip) in %s mode, read by the JSON reader, fully validated', (mode) => {
+    const r = run('roundtrip', join(GOLD, '1.0.0-littleendian', 'generated_decimal256.json.gz'), '--mode', mode, '--validate', 'full', '--json');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, reader: 'json', mode, bytesLeaked: 0, mismatches: [], errors: [] });
+  });
+
+  test('a file apache-arrow misreads goes through the own reader, and says so', () => {
     const r = run('roundtrip', join(GOLD, '0.17.1', 'generated_union.arrow_file'), '--json');
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(0);
     const summary = JSON.parse(r.stdout);
-    expect(summary.ok).toBe(false);
-    expect(summary.errors.length).toBeGreaterThan(0);
-    expect(summary.bytesLeaked).toBe(0);
+    expect(summary).toMatchObject({ ok: true, reader: 'own', batches: 2, bytesLeaked: 0 });
+    expect(summary.notes[0]).toMatch(/apache-arrow misreads this file/);
+  });
+
+  test('--reader apache-arrow keeps to apache-arrow: the misread file fails with exit 1', () => {
+    const r = run('roundtrip', join(GOLD, '0.17.1', 'generated_union.arrow_file'), '--reader', 'apache-arrow', '--json');
+    expect(r.status).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, reader: 'apache-arrow', bytesLeaked: 0 });
+  });
+
+  test('--reader own on an IPC stream, through a device', () => {
+    const r = run('roundtrip', join(GOLD, '1.0.0-littleendian', 'generated_nested.stream'), '--reader=own', '--device', 'cuda:1', '--json');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, reader: 'own', device: 'cuda:1', bytesLeaked: 0, deviceBytesLeaked: 0 });
   });
 
   test.each([
     [['roundtrip'], /missing FILE/],
+    [['roundtrip', primitive, '--validate', 'paranoid'], /--validate: expected none, minimal, default or full, found paranoid/],
+    [['roundtrip', primitive, '--reader', 'mine'], /--reader: expected auto, apache-arrow or own, found mine/],
+    [['integration'], /integration: missing FILE/],
+    [['integration', primitive, '--mode', 'view'], /unknown option --mode/],
     [['roundtrip', primitive, '--mode', 'zero'], /--mode: expected copy or view, found zero/],
     [['roundtrip', primitive, '--frobnicate'], /unknown option --frobnicate/],
     [['roundtrip', '/nonexistent/file.arrow'], /cannot read \/nonexistent\/file\.arrow/],
@@ -54,7 +75,38 @@ describe('roundtrip', () => {
     writeFileSync(junk, 'not an arrow file at all');
     const r = run('roundtrip', junk);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/is not a readable Arrow IPC file or stream/);
+    expect(r.stderr).toMatch(/is not a readable Arrow IPC file, stream or integration JSON/);
+  });
+});
+
+describe('integration', () => {
+  test('the protocol on a gold JSON file: --json summary, exit 0', () => {
+    const r = run('integration', join(GOLD, '1.0.0-littleendian', 'generated_union.json.gz'), '--json');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, batches: 2, bytesLeaked: 0, errors: [] });
+  });
+
+  test('text output', () => {
+    const r = run('integration', join(GOLD, '4.0.0-shareddict', 'generated_shared_dict.json.gz'));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^ok: .*generated_shared_dict\.json\.gz: schema and \d+ batches through the C Data integration protocol, 0 bytes leaked/);
+  });
+
+  test('malformed JSON: exit 1, the error says where', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acd-'));
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{"schema": {"fields": [{"name": "x", "nullable": true, "type": {"name": "int", "bitWidth": 32, "isSigned": true}, "children": []}]}, "batches": [{"count": 2, "columns": [{"name": "x", "count": 2, "VALIDITY": [1, 1], "DATA": [1]}]}]}');
+    const r = run('integration', bad, '--json');
+    expect(r.status).toBe(1);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.ok).toBe(false);
+    expect(summary.errors.join('\n')).toMatch(/DATA/);
+  });
+
+  test('a file that does not exist: exit 2', () => {
+    const r = run('integration', '/nonexistent/file.json');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/cannot read \/nonexistent\/file\.json/);
   });
 });
 

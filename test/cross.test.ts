@@ -20,7 +20,7 @@ import { readIpc } from '../ts/ipc/read.js';
 import type { IntegrationFile } from '../ts/json/read.js';
 import { readRaw, writeRaw, type RawArray } from '../ts/raw.js';
 import { compareRaw, rawValues } from '../ts/raw-values.js';
-import { roundtripRaw } from '../ts/roundtrip-ipc.js';
+import { roundtripRaw } from '../ts/roundtrip.js';
 import { typeToString, type Metadata } from '../ts/types.js';
 import { core, MODES } from './helpers.js';
 
@@ -167,7 +167,7 @@ describe.each(readable)('%s', (name) => {
   test.each(MODES)('roundtripRaw (%s mode)', (mode) => {
     for (const [format, bytes] of inputs(fixture(name))) {
       const file: IntegrationFile = readIpc(bytes);
-      const summary = roundtripRaw(acd, file, `${name}.${format}`, mode, FULL);
+      const summary = roundtripRaw(acd, file, `${name}.${format}`, { mode, validate: 'full' });
       expect(summary.errors).toEqual([]);
       expect(summary.mismatches).toEqual([]);
       expect(summary).toMatchObject({ ok: true, bytesLeaked: 0, batches: file.batches.length, columns: file.schema.fields.length });

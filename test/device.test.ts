@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice, ExportedArray } from '../ts/api.js';
-import { roundtripTable } from '../ts/cli.js';
+import { roundtripTable } from '../ts/roundtrip.js';
 import { compareBatches } from '../ts/compare.js';
 import { DeviceResident } from '../ts/device-resident.js';
 import { DEVICE_TYPES, deviceName, eventTypeOf, isHostAccessible, parseDevice, type DeviceTypeName } from '../ts/device.js';

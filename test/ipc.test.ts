@@ -36,7 +36,7 @@ import { readIpc } from '../ts/ipc/read.js';
 import { readIntegrationJson, type IntegrationFile } from '../ts/json/read.js';
 import type { RawArray } from '../ts/raw.js';
 import { compareRaw, rawValues } from '../ts/raw-values.js';
-import { roundtripRaw } from '../ts/roundtrip-ipc.js';
+import { roundtripRaw } from '../ts/roundtrip.js';
 import { fieldsEqual, metadataEqual, typeToString, type EqualOptions, type Field, type Schema } from '../ts/types.js';
 import { core, GOLD, goldFiles, MODES } from './helpers.js';
 
@@ -462,7 +462,7 @@ describe('roundtripRaw on every gold case', () => {
 
   test.each(inputs)('%s, %s mode: validated at full level, equal after the import, nothing leaked', (name, mode, path) => {
     const file = path.endsWith('.json.gz') ? readIntegrationJson(gunzip(path)) : readIpc(readFileSync(path));
-    const summary = roundtripRaw(acd, file, name, mode, 3);
+    const summary = roundtripRaw(acd, file, name, { mode, validate: 'full' });
     expect(summary.errors).toEqual([]);
     expect(summary.mismatches).toEqual([]);
     expect(summary.bytesLeaked).toBe(0);
@@ -478,12 +478,12 @@ describe('roundtripRaw on every gold case', () => {
     ]);
     const file = readIpc(bytes);
     const start = acd.bytesAllocated();
-    const full = roundtripRaw(acd, file, 'bad-utf8', 'copy', 3);
+    const full = roundtripRaw(acd, file, 'bad-utf8', { mode: 'copy', validate: 'full' });
     expect(full.ok).toBe(false);
     expect(full.errors).toHaveLength(1);
     expect(full.errors[0]).toMatch(/^batch 0: .*UTF-8/);
     expect(full.bytesLeaked).toBe(0);
-    const none = roundtripRaw(acd, file, 'bad-utf8', 'view', 0);
+    const none = roundtripRaw(acd, file, 'bad-utf8', { mode: 'view', validate: 'none' });
     expect(none).toMatchObject({ ok: true, errors: [], mismatches: [], batches: 1, rows: 1, columns: 1 });
     expect(acd.bytesAllocated()).toBe(start);
   });

@@ -14,9 +14,21 @@ import { writeArray, writeSchema } from './export.js';
 import { constants } from './generated/layout.js';
 import { Handle } from './handles.js';
 import { readData, readField, type ImportMode } from './import.js';
+import { readRaw, writeRaw, type RawArray } from './raw.js';
 import type { DataType, Field, Schema } from './types.js';
 
 export type ValidationLevel = 'none' | 'minimal' | 'default' | 'full';
+
+/** A raw import: the field and the array as its C buffers and children. */
+export interface RawImport {
+  readonly field: Field;
+  readonly array: RawArray;
+}
+
+/** Reads an imported (validated, moved) ArrowArray at ptr into T. */
+type Reader<T> = (schema: ImportedSchema, ptr: number, mode: ImportMode) => T;
+
+const rawReader = (core: Core): Reader<RawImport> => (s, ptr, mode) => ({ field: s.field, array: readRaw(core, ptr, s.field.type, mode) });
 const LEVELS: Record<ValidationLevel, number> = { none: 0, minimal: 1, default: 2, full: 3 };
 
 export interface ImportOptions {
@@ -185,7 +197,26 @@ export class ArrowCDevice {
     return this.exportData(batch.data, structField(fromArrowBatch(batch)), 'ArrowDeviceArray', device);
   }
 
+  /** Exports a raw array (any type of the spec, as its C buffers) and its field as an ArrowSchema and ArrowArray. */
+  exportRaw(field: Field, raw: RawArray): ExportedArray {
+    return this.exportWith(field, 'ArrowArray', undefined, (ptr) => writeRaw(this.core, ptr, raw));
+  }
+
+  /** Like exportRaw, as an ArrowDeviceArray on options.device (the CPU by default). */
+  exportDeviceRaw(field: Field, raw: RawArray, options: DeviceExportOptions = {}): ExportedArray {
+    return this.exportWith(field, 'ArrowDeviceArray', parseDevice(options.device ?? 'cpu'), (ptr) => writeRaw(this.core, ptr, raw));
+  }
+
   private exportData(data: arrow.Data, field: Field, struct: 'ArrowArray' | 'ArrowDeviceArray', device?: Device): ExportedArray {
+    return this.exportWith(field, struct, device, (ptr) => writeArray(this.core, ptr, data, field.type));
+  }
+
+  /**
+   * Exports field as an ArrowSchema and, with `write`, the array as an
+   * ArrowArray or (onto device) an ArrowDeviceArray.
+   */
+  private exportWith(field: Field, struct: 'ArrowArray' | 'ArrowDeviceArray', device: Device | undefined,
+    write: (ptr: number) => void): ExportedArray {
     const core = this.core;
     const schema = core.alloc(core.structs.size('ArrowSchema'));
     const array = core.alloc(core.structs.size(struct));
@@ -193,7 +224,7 @@ export class ArrowCDevice {
     try {
       writeSchema(core, schema, field);
       written = true;
-      writeArray(core, array + core.structs.offsetOf(struct === 'ArrowDeviceArray' ? 'ArrowDeviceArray' : 'ArrowArray', struct === 'ArrowDeviceArray' ? 'array' : 'length'), data, field.type);
+      write(struct === 'ArrowDeviceArray' ? array + core.structs.offsetOf('ArrowDeviceArray', 'array') : array);
       if (struct === 'ArrowDeviceArray') {
         core.deviceArrayInitDevice(array, constants.ARROW_DEVICE_CPU, -1);
         if (device !== undefined && device.type !== constants.ARROW_DEVICE_CPU) this.moveOnto(schema, array, device);
@@ -250,7 +281,7 @@ export class ArrowCDevice {
    * is moved or released.
    */
   importBatch(schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<arrow.RecordBatch> {
-    return this.importArray(schema, array, 'ArrowArray', options, (s, data) => toBatch(s, data, options.convert));
+    return this.importArray(schema, array, 'ArrowArray', options, this.batchReader(options));
   }
 
   /**
@@ -272,23 +303,55 @@ export class ArrowCDevice {
     core.structs.checkRange(deviceArray, core.structs.size('ArrowDeviceArray'), 'ArrowDeviceArray');
     if (policy === 'keep') return this.keepOnDevice(schema, deviceArray);
     const type = core.structs.i32('ArrowDeviceArray', deviceArray, 'device_type');
-    const wrap = (s: ImportedSchema, data: arrow.Data) => toBatch(s, data, options.convert);
-    if (type === constants.ARROW_DEVICE_CPU) return this.importArray(schema, deviceArray, 'ArrowDeviceArray', options, wrap);
-    if (policy === 'reject') {
-      const name = deviceName(type, core.structs.i64Big('ArrowDeviceArray', deviceArray, 'device_id'));
-      throw new ArrowCDeviceError(`device_type: the array is on ${name}, not the CPU, and the import policy is 'reject': ` +
-        `import it with { device: 'copy' } to copy it to the host, or { device: 'keep' } to keep it on its device`, ENODEV);
+    const read = this.batchReader(options);
+    if (type === constants.ARROW_DEVICE_CPU) return this.importArray(schema, deviceArray, 'ArrowDeviceArray', options, read);
+    if (policy === 'reject') throw this.notOnCpu(deviceArray);
+    return this.copyToHost(schema, deviceArray, options, read);
+  }
+
+  /**
+   * Takes ownership of an ArrowArray of any type of the spec and imports it
+   * as a raw array (its C buffers and children, as views or copies by mode):
+   * the lossless path, for types apache-arrow lacks too.
+   */
+  importRaw(schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<RawImport> {
+    return this.importArray(schema, array, 'ArrowArray', options, rawReader(this.core));
+  }
+
+  /** Like importRaw, for an ArrowDeviceArray (non-CPU arrays: options.device 'copy' (default) or 'reject'). */
+  importDeviceRaw(schema: number | ImportedSchema, deviceArray: number, options: DeviceImportOptions = {}): Imported<RawImport> {
+    const core = this.core;
+    const policy = options.device ?? 'copy';
+    if (policy !== 'copy' && policy !== 'reject') {
+      throw new ArrowCDeviceError(`device: expected 'copy' or 'reject' for a raw import, found '${String(policy)}'`, EINVAL);
     }
-    return this.copyToHost(schema, deviceArray, options, wrap);
+    core.structs.checkRange(deviceArray, core.structs.size('ArrowDeviceArray'), 'ArrowDeviceArray');
+    const type = core.structs.i32('ArrowDeviceArray', deviceArray, 'device_type');
+    if (type === constants.ARROW_DEVICE_CPU) return this.importArray(schema, deviceArray, 'ArrowDeviceArray', options, rawReader(core));
+    if (policy === 'reject') throw this.notOnCpu(deviceArray);
+    return this.copyToHost(schema, deviceArray, options, rawReader(core));
+  }
+
+  /** Reads a moved struct array as a record batch, with the options' conversions. */
+  private batchReader(options: ImportOptions): Reader<arrow.RecordBatch> {
+    return (s, ptr, mode) => toBatch(s, readData(this.core, ptr, s.field.type, mode, options.convert), options.convert);
   }
 
   /** Takes ownership of an ArrowArray of any type and imports it as a Vector. */
   importVector(schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<arrow.Vector> {
-    return this.importArray(schema, array, 'ArrowArray', options, (_s, data) => new arrow.Vector([data]));
+    return this.importArray(schema, array, 'ArrowArray', options,
+      (s, ptr, mode) => new arrow.Vector([readData(this.core, ptr, s.field.type, mode, options.convert)]));
+  }
+
+  private notOnCpu(deviceArray: number): ArrowCDeviceError {
+    const s = this.core.structs;
+    const name = deviceName(s.i32('ArrowDeviceArray', deviceArray, 'device_type'), s.i64Big('ArrowDeviceArray', deviceArray, 'device_id'));
+    return new ArrowCDeviceError(`device_type: the array is on ${name}, not the CPU, and the import policy is 'reject': ` +
+      `import it with { device: 'copy' } to copy it to the host, or { device: 'keep' } to keep it on its device`, ENODEV);
   }
 
   private importArray<T>(schemaArg: number | ImportedSchema, ptr: number, struct: 'ArrowArray' | 'ArrowDeviceArray',
-    options: ImportOptions, wrap: (s: ImportedSchema, data: arrow.Data) => T): Imported<T> {
+    options: ImportOptions, read: Reader<T>): Imported<T> {
     const core = this.core;
     const mode = options.mode ?? 'copy';
     if (mode !== 'copy' && mode !== 'view') throw new ArrowCDeviceError(`mode: expected 'copy' or 'view', found '${String(mode)}'`, EINVAL);
@@ -309,8 +372,8 @@ export class ArrowCDevice {
       if (level === LEVELS.minimal) core.checkDevice(core.device.arrayCheckHost(schema.ptr, arrayPtr), 'array');
       own = core.alloc(core.structs.size('ArrowArray'));
       core.arrayMove(arrayPtr, own);
-      const build = () => wrap(schema, readData(core, own, schema.field.type, mode, options.convert));
       const owned = own;
+      const build = () => read(schema, owned, mode);
       if (mode === 'copy') {
         const result = new Imported(core, build, () => {});
         core.arrayRelease(owned);
@@ -337,8 +400,7 @@ export class ArrowCDevice {
   }
 
   /** Copies a device array to the host and imports the copy; see importDeviceBatch. */
-  private copyToHost(schemaArg: number | ImportedSchema, ptr: number, options: ImportOptions,
-    wrap: (s: ImportedSchema, data: arrow.Data) => arrow.RecordBatch): Imported<arrow.RecordBatch> {
+  private copyToHost<T>(schemaArg: number | ImportedSchema, ptr: number, options: ImportOptions, read: Reader<T>): Imported<T> {
     const core = this.core;
     const ownsSchema = typeof schemaArg === 'number';
     const schema = ownsSchema ? this.importSchema(schemaArg) : schemaArg;
@@ -348,9 +410,9 @@ export class ArrowCDevice {
       host = core.alloc(core.structs.size('ArrowDeviceArray'));
       // Validates the device array (its buffers unread), waits on its event, copies.
       core.checkDevice(core.device.deviceArrayCopy(schema.ptr, ptr, constants.ARROW_DEVICE_CPU, -1, host), 'ArrowDeviceArray');
-      let result: Imported<arrow.RecordBatch>;
+      let result: Imported<T>;
       try {
-        result = this.importArray(schema, host, 'ArrowDeviceArray', { ...options, validate: options.validate ?? 'full' }, wrap);
+        result = this.importArray(schema, host, 'ArrowDeviceArray', { ...options, validate: options.validate ?? 'full' }, read);
       } catch (e) {
         core.arrayRelease(host);
         throw e;

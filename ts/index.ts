@@ -2,7 +2,16 @@
 // Interface for every JavaScript runtime.
 
 export { ArrowCDevice, ExportedArray, ExportedSchema, Imported, ImportedSchema } from './api.js';
-export type { DeviceExportOptions, DeviceImportOptions, DevicePolicy, ImportOptions, ValidationLevel } from './api.js';
+export type { DeviceExportOptions, DeviceImportOptions, DevicePolicy, ImportOptions, RawImport, ValidationLevel } from './api.js';
+export type { Conversion } from './arrow-data.js';
+export type { RawArray } from './raw.js';
+export { compareRaw, rawValues } from './raw-values.js';
+export { readIntegrationJson, type IntegrationFile } from './json/read.js';
+export { writeIntegrationJson } from './json/write.js';
+export { readIpc } from './ipc/read.js';
+export { CDataIntegration, runIntegration, type IntegrationSummary } from './integration.js';
+export { isJson, readOwn, roundtripRaw, roundtripTable, type ReaderName, type RoundtripOptions, type RoundtripSummary } from './roundtrip.js';
+export { CANONICAL_EXTENSIONS, extensionOf, type Extension } from './extensions.js';
 export { DeviceResident } from './device-resident.js';
 export { DEVICE_TYPES, deviceName, deviceTypeName, eventTypeOf, isHostAccessible, parseDevice } from './device.js';
 export type { Device, DeviceSpec, DeviceTypeName } from './device.js';
