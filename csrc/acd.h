@@ -221,6 +221,14 @@ int AcdSchemaValidate(const struct ArrowSchema* schema, struct AcdError* error);
 int AcdArrayValidate(const struct ArrowSchema* schema, const struct ArrowArray* array,
                      enum AcdValidationLevel level, struct AcdError* error);
 
+// Like AcdArrayValidate, without checking the schema again: for a schema that
+// AcdSchemaValidate accepted and that nobody can have changed since (one the
+// caller owns). Validating an array walks the schema anyway; this saves the
+// second, separate walk.
+int AcdArrayValidateWithValidSchema(const struct ArrowSchema* schema,
+                                    const struct ArrowArray* array,
+                                    enum AcdValidationLevel level, struct AcdError* error);
+
 // -1 when the `size` bytes at `data` are valid UTF-8, else the offset of the
 // first invalid sequence (utf8.c; shared by metadata.c and validation).
 int64_t AcdUtf8Validate(const void* data, int64_t size);
@@ -245,6 +253,11 @@ void AcdValidationInit(struct AcdValidation* v, struct AcdError* error);
 
 // Counts one visited node; fails once ACD_VALIDATION_MAX_NODES were visited.
 int AcdValidationVisit(struct AcdValidation* v);
+
+// Appends ".children[i]", or any text, to the path; return the mark that
+// AcdValidationPop restores. Cheaper than AcdValidationPush.
+size_t AcdValidationPushChild(struct AcdValidation* v, int64_t i);
+size_t AcdValidationPushText(struct AcdValidation* v, const char* text);
 
 // Appends a path component; returns the mark that AcdValidationPop restores.
 size_t AcdValidationPush(struct AcdValidation* v, const char* fmt, ...)
@@ -447,7 +460,8 @@ typedef void (*AcdAsyncScheduleFn)(void* user_data);
 // Sets the function called when work is queued (NULL: none; the embedder polls).
 void AcdAsyncSetScheduler(AcdAsyncScheduleFn schedule, void* user_data);
 
-// Runs up to max_steps scheduled steps; returns how many ran.
+// Runs up to max_steps scheduled steps; returns how many ran (0 when called
+// from inside a step, i.e. from a callback that the pump made).
 int64_t AcdAsyncPump(int64_t max_steps);
 
 // How many objects have work scheduled.

@@ -77,11 +77,12 @@ void ArrayRelease(uintptr_t array) { AcdArrayRelease(Ptr<ArrowArray>(array)); }
 
 int SchemaValidate(uintptr_t schema) { return AcdSchemaValidate(Ptr<const ArrowSchema>(schema), &last_error); }
 
-int ArrayValidate(uintptr_t schema, uintptr_t array, int level) {
+int ArrayValidate(uintptr_t schema, uintptr_t array, int level, bool schema_valid) {
   if (level < ACD_VALIDATION_NONE || level > ACD_VALIDATION_FULL) {
     return AcdErrorSet(&last_error, EINVAL, "validation level: expected 0 to 3, found %d", level);
   }
-  return AcdArrayValidate(Ptr<const ArrowSchema>(schema), Ptr<const ArrowArray>(array),
+  auto validate = schema_valid ? &AcdArrayValidateWithValidSchema : &AcdArrayValidate;
+  return validate(Ptr<const ArrowSchema>(schema), Ptr<const ArrowArray>(array),
                           static_cast<AcdValidationLevel>(level), &last_error);
 }
 

@@ -121,13 +121,13 @@ static int AcdCheckResidency(struct AcdValidation* v, const struct ArrowArray* a
     }
   }
   for (int64_t i = 0; i < array->n_children; i++) {
-    size_t mark = AcdValidationPush(v, ".children[%" PRId64 "]", i);
+    size_t mark = AcdValidationPushChild(v, i);
     int code = AcdCheckResidency(v, array->children[i], device, depth + 1);
     AcdValidationPop(v, mark);
     if (code != ACD_OK) return code;
   }
   if (array->dictionary == NULL) return ACD_OK;
-  size_t mark = AcdValidationPush(v, ".dictionary");
+  size_t mark = AcdValidationPushText(v, ".dictionary");
   int code = AcdCheckResidency(v, array->dictionary, device, depth + 1);
   AcdValidationPop(v, mark);
   return code;
@@ -225,12 +225,12 @@ static int AcdCopyNode(struct AcdDeviceArrayCopier* c, const struct ArrowSchema*
   if (code != ACD_OK) return AcdValidationPrefix(&c->v, code);
   code = AcdCopyBuffers(c, schema, src, dst);
   for (int64_t i = 0; i < src->n_children && code == ACD_OK; i++) {
-    size_t mark = AcdValidationPush(&c->v, ".children[%" PRId64 "]", i);
+    size_t mark = AcdValidationPushChild(&c->v, i);
     code = AcdCopyNode(c, schema->children[i], src->children[i], dst->children[i], depth + 1);
     AcdValidationPop(&c->v, mark);
   }
   if (code == ACD_OK && src->dictionary != NULL) {
-    size_t mark = AcdValidationPush(&c->v, ".dictionary");
+    size_t mark = AcdValidationPushText(&c->v, ".dictionary");
     code = AcdCopyNode(c, schema->dictionary, src->dictionary, dst->dictionary, depth + 1);
     AcdValidationPop(&c->v, mark);
   }

@@ -29,6 +29,39 @@ int AcdValidationVisit(struct AcdValidation* v) {
                            ACD_VALIDATION_MAX_NODES);
 }
 
+// Appends n bytes of text to the path (truncating at its end); returns the mark.
+static size_t AcdValidationAppend(struct AcdValidation* v, const char* text, size_t n) {
+  size_t mark = v->path_length;
+  if (v->error == NULL) return mark;
+  size_t room = sizeof(v->path) - 1 - mark;
+  if (n > room) n = room;
+  memcpy(v->path + mark, text, n);
+  v->path_length = mark + n;
+  v->path[v->path_length] = '\0';
+  return mark;
+}
+
+// The common path components without vsnprintf: the path is built on every
+// node a validation visits, so it has to be cheap.
+size_t AcdValidationPushText(struct AcdValidation* v, const char* text) {
+  return AcdValidationAppend(v, text, strlen(text));
+}
+
+size_t AcdValidationPushChild(struct AcdValidation* v, int64_t i) {
+  char text[40] = ".children[";
+  size_t n = 10;
+  char digits[24];
+  size_t d = 0;
+  uint64_t x = (uint64_t)i;
+  do {
+    digits[d++] = (char)('0' + x % 10);
+    x /= 10;
+  } while (x != 0);
+  while (d > 0) text[n++] = digits[--d];
+  text[n++] = ']';
+  return AcdValidationAppend(v, text, n);
+}
+
 size_t AcdValidationPush(struct AcdValidation* v, const char* fmt, ...) {
   size_t mark = v->path_length;
   // Without an error to fill, the path is never shown.
@@ -182,7 +215,7 @@ static int AcdSchemaValidateChildren(struct AcdValidation* v, const struct Arrow
                              n);
   }
   for (int64_t i = 0; i < n; i++) {
-    size_t mark = AcdValidationPush(v, ".children[%" PRId64 "]", i);
+    size_t mark = AcdValidationPushChild(v, i);
     int code = AcdSchemaValidateChild(v, schema->children[i], depth);
     AcdValidationPop(v, mark);
     if (code != ACD_OK) return code;
@@ -193,7 +226,7 @@ static int AcdSchemaValidateChildren(struct AcdValidation* v, const struct Arrow
 // A map's single child is a 2-field struct (key, value) with a non-nullable key.
 static int AcdSchemaValidateMap(struct AcdValidation* v, const struct ArrowSchema* schema) {
   const struct ArrowSchema* entries = schema->children[0];
-  size_t mark = AcdValidationPush(v, ".children[0]");
+  size_t mark = AcdValidationPushChild(v, 0);
   if (strcmp(entries->format, "+s") != 0) {
     return AcdValidationFail(v, NULL, EINVAL,
                              "expected the map's entries to be a struct ('+s'), found '%s'",
@@ -206,7 +239,7 @@ static int AcdSchemaValidateMap(struct AcdValidation* v, const struct ArrowSchem
                              entries->n_children);
   }
   if (entries->children[0]->flags & ARROW_FLAG_NULLABLE) {
-    AcdValidationPush(v, ".children[0]");
+    AcdValidationPushChild(v, 0);
     return AcdValidationFail(v, "flags", EINVAL,
                              "expected the map's key field to be non-nullable, found "
                              "ARROW_FLAG_NULLABLE set");
@@ -224,7 +257,7 @@ static int AcdSchemaValidateRunEndEncoded(struct AcdValidation* v,
   enum AcdType type = format.type;
   int is_signed = type == ACD_TYPE_INT16 || type == ACD_TYPE_INT32 || type == ACD_TYPE_INT64;
   if (!is_signed || run_ends->dictionary != NULL) {
-    AcdValidationPush(v, ".children[0]");
+    AcdValidationPushChild(v, 0);
     return AcdValidationFail(v, NULL, EINVAL,
                              "expected run ends of type int16, int32 or int64 ('s', 'i', 'l'), "
                              "found '%s'%s",
@@ -292,7 +325,7 @@ static int AcdSchemaValidateNode(struct AcdValidation* v, const struct ArrowSche
                                "dictionary-encoded field, found '%s'",
                                schema->format);
     }
-    size_t mark = AcdValidationPush(v, ".dictionary");
+    size_t mark = AcdValidationPushText(v, ".dictionary");
     code = AcdSchemaValidateChild(v, schema->dictionary, depth);
     AcdValidationPop(v, mark);
     return code;

@@ -348,7 +348,7 @@ static int AcdChildLengthAtLeast(struct AcdValidation* v, const struct ArrowArra
                                  int64_t minimum, const char* why) {
   const struct ArrowArray* child = a->children[i];
   if (child->length >= minimum) return ACD_OK;
-  size_t mark = AcdValidationPush(v, ".children[%" PRId64 "]", i);
+  size_t mark = AcdValidationPushChild(v, i);
   int code = AcdValidationFail(v, "length", EINVAL,
                                "expected >= %" PRId64 " (%s), found %" PRId64, minimum, why,
                                child->length);
@@ -379,7 +379,7 @@ static int AcdRunEndsValidateContent(struct AcdValidation* v, const struct AcdAr
 static int AcdArrayValidateRunEnds(struct AcdValidation* v, const struct AcdArrayNode* node) {
   const struct ArrowArray* a = node->array;
   const struct ArrowArray* run_ends = a->children[0];
-  size_t mark = AcdValidationPush(v, ".children[0]");
+  size_t mark = AcdValidationPushChild(v, 0);
   int code = ACD_OK;
   if (run_ends->null_count > 0) {
     code = AcdValidationFail(v, "null_count", EINVAL,
@@ -433,7 +433,7 @@ static int AcdArrayValidateRelations(struct AcdValidation* v, const struct AcdAr
     case ACD_TYPE_MAP: {
       const struct ArrowArray* keys = a->children[0]->children[0];
       if (keys->null_count > 0) {
-        size_t mark = AcdValidationPush(v, ".children[0].children[0]");
+        size_t mark = AcdValidationPushText(v, ".children[0].children[0]");
         code = AcdValidationFail(v, "null_count", EINVAL,
                                  "expected 0 (map keys cannot be null), found %" PRId64,
                                  keys->null_count);
@@ -483,13 +483,13 @@ static int AcdArrayValidateNode(struct AcdValidation* v, const struct ArrowSchem
   if (code != ACD_OK) return code;
 
   for (int64_t i = 0; i < array->n_children; i++) {
-    size_t mark = AcdValidationPush(v, ".children[%" PRId64 "]", i);
+    size_t mark = AcdValidationPushChild(v, i);
     code = AcdArrayValidateNode(v, schema->children[i], array->children[i], level, depth + 1);
     AcdValidationPop(v, mark);
     if (code != ACD_OK) return code;
   }
   if (schema->dictionary != NULL) {
-    size_t mark = AcdValidationPush(v, ".dictionary");
+    size_t mark = AcdValidationPushText(v, ".dictionary");
     code = AcdArrayValidateNode(v, schema->dictionary, array->dictionary, level, depth + 1);
     AcdValidationPop(v, mark);
     if (code != ACD_OK) return code;
@@ -500,8 +500,9 @@ static int AcdArrayValidateNode(struct AcdValidation* v, const struct ArrowSchem
   return AcdArrayValidateContent(v, &node);
 }
 
-int AcdArrayValidate(const struct ArrowSchema* schema, const struct ArrowArray* array,
-                     enum AcdValidationLevel level, struct AcdError* error) {
+static int AcdArrayValidateImpl(const struct ArrowSchema* schema, const struct ArrowArray* array,
+                                enum AcdValidationLevel level, int schema_valid,
+                                struct AcdError* error) {
   struct AcdValidation v;
   AcdValidationInit(&v, error);
   if (level < ACD_VALIDATION_NONE || level > ACD_VALIDATION_FULL) {
@@ -511,10 +512,23 @@ int AcdArrayValidate(const struct ArrowSchema* schema, const struct ArrowArray* 
   int code = AcdValidateArrayPointer(&v, array, NULL);
   if (code != ACD_OK || level == ACD_VALIDATION_NONE) return code;
 
-  code = AcdSchemaValidate(schema, error);
-  if (code != ACD_OK) {
-    AcdErrorPrefix(error, "schema");
-    return code;
+  if (!schema_valid) {
+    code = AcdSchemaValidate(schema, error);
+    if (code != ACD_OK) {
+      AcdErrorPrefix(error, "schema");
+      return code;
+    }
   }
   return AcdArrayValidateNode(&v, schema, array, level, 0);
+}
+
+int AcdArrayValidate(const struct ArrowSchema* schema, const struct ArrowArray* array,
+                     enum AcdValidationLevel level, struct AcdError* error) {
+  return AcdArrayValidateImpl(schema, array, level, 0, error);
+}
+
+int AcdArrayValidateWithValidSchema(const struct ArrowSchema* schema,
+                                    const struct ArrowArray* array,
+                                    enum AcdValidationLevel level, struct AcdError* error) {
+  return AcdArrayValidateImpl(schema, array, level, 1, error);
 }

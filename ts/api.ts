@@ -3,7 +3,7 @@
 // arrays on the simulated devices, with explicit ownership.
 
 import * as arrow from 'apache-arrow';
-import { convertedType, type Conversion } from './arrow-data.js';
+import { convertedType, toRecordBatch, type Conversion } from './arrow-data.js';
 import { fromArrowBatch, fromArrowField, fromArrowSchema, toArrowSchema } from './arrow-types.js';
 import { Core, type LoadOptions } from './core.js';
 import type { DeviceTotals } from './device-core.js';
@@ -366,7 +366,8 @@ export class ArrowCDevice {
     let own = 0;
     try {
       if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
-      core.arrayValidate(schema.ptr, arrayPtr, level);
+      // The ImportedSchema was validated on import and is owned here: no second schema walk.
+      core.arrayValidate(schema.ptr, arrayPtr, level, true);
       // From DEFAULT on the validator names device memory where it finds it;
       // at MINIMAL, check that no buffer is device memory before reading one.
       if (level === LEVELS.minimal) core.checkDevice(core.device.arrayCheckHost(schema.ptr, arrayPtr), 'array');
@@ -525,7 +526,7 @@ function toBatch(s: ImportedSchema, data: arrow.Data, convert: readonly Conversi
   if (data.nullCount > 0) throw new ArrowCDeviceError('array: a record batch cannot have top-level nulls', EINVAL);
   const { fields, metadata } = s.schema;
   const schema = toArrowSchema({ fields: fields.map((f) => ({ ...f, type: convertedType(f.type, convert) })), metadata });
-  return new arrow.RecordBatch(schema, data as arrow.Data<arrow.Struct>);
+  return toRecordBatch(schema, data as arrow.Data<arrow.Struct>);
 }
 
 /** A record batch schema as the C interface has it: a struct with the batch metadata. */

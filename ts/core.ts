@@ -27,7 +27,7 @@ interface CoreExports {
   schemaRelease(schema: number): void;
   arrayRelease(array: number): void;
   schemaValidate(schema: number): number;
-  arrayValidate(schema: number, array: number, level: number): number;
+  arrayValidate(schema: number, array: number, level: number, schemaValid: boolean): number;
   formatCheck(format: string): number;
 }
 
@@ -62,14 +62,18 @@ export class Core {
     return this.m.asm.memory;
   }
 
-  /** The memory's bytes; a new view after the memory grew (old views detach). */
+  /**
+   * The memory's bytes; a new view after the memory grew. Growth detaches the
+   * old buffer, so a view of length 0 means "grown" (the memory never is empty):
+   * cheaper than reading memory.buffer on every access.
+   */
   get bytes(): Uint8Array {
-    if (this.u8.buffer !== this.m.asm.memory.buffer) this.refresh();
+    if (this.u8.length === 0) this.refresh();
     return this.u8;
   }
 
   get view(): DataView {
-    if (this.dv.buffer !== this.m.asm.memory.buffer) this.refresh();
+    if (this.u8.length === 0) this.refresh();
     return this.dv;
   }
 
@@ -141,8 +145,13 @@ export class Core {
     this.check(this.m.schemaValidate(schema));
   }
 
-  arrayValidate(schema: number, array: number, level: number): void {
-    this.check(this.m.arrayValidate(schema, array, level));
+  /**
+   * Validates an array against its schema at level; schemaValid says the
+   * schema was validated already and cannot have changed since (one this
+   * library owns), which saves walking it twice.
+   */
+  arrayValidate(schema: number, array: number, level: number, schemaValid = false): void {
+    this.check(this.m.arrayValidate(schema, array, level, schemaValid));
   }
 
   /** Parses a format string in C; throws its error (which quotes the string). */

@@ -6,7 +6,13 @@ import type { Layout, StructName } from './layout-types.js';
 
 /** Reads the fields of ABI structs from a memory whose bytes may move (wasm growth). */
 export class StructReader {
-  constructor(private readonly dataView: () => DataView, readonly layout: Layout) {}
+  /** Field offsets by struct and field, flattened once (reads are on every import's hot path). */
+  private readonly offsets: Record<string, Record<string, number>>;
+
+  constructor(private readonly dataView: () => DataView, readonly layout: Layout) {
+    this.offsets = Object.fromEntries(Object.entries(layout.structs).map(([name, struct]) =>
+      [name, Object.fromEntries(Object.entries(struct.fields).map(([field, f]) => [field, f.offset]))]));
+  }
 
   get view(): DataView {
     return this.dataView();
@@ -22,9 +28,9 @@ export class StructReader {
   }
 
   private at(struct: StructName, base: number, field: string): number {
-    const f = this.layout.structs[struct].fields[field];
-    if (f === undefined) throw new Error(`layout: ${struct} has no field ${field}`);
-    return base + f.offset;
+    const offset = this.offsets[struct][field];
+    if (offset === undefined) throw new Error(`layout: ${struct} has no field ${field}`);
+    return base + offset;
   }
 
   /** A pointer field (or a function pointer: a table index on wasm). */
@@ -41,11 +47,15 @@ export class StructReader {
 
   /** An int64 field as a number; throws if it is outside the safe integer range. */
   i64(struct: StructName, base: number, field: string): number {
-    const value = this.view.getBigInt64(this.at(struct, base, field), true);
-    if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) {
-      throw new ArrowCDeviceError(`${struct}.${field}: ${value} is out of the supported range`, EINVAL);
+    // Two 32-bit halves: no BigInt on the hot path. The value is safe when the
+    // high word is within ±2^21 (|value| < 2^53).
+    const address = this.at(struct, base, field);
+    const v = this.view;
+    const high = v.getInt32(address + 4, true);
+    if (high >= 0x200000 || high < -0x200000) {
+      throw new ArrowCDeviceError(`${struct}.${field}: ${v.getBigInt64(address, true)} is out of the supported range`, EINVAL);
     }
-    return Number(value);
+    return high * 0x100000000 + v.getUint32(address, true);
   }
 
   i64Big(struct: StructName, base: number, field: string): bigint {
@@ -80,6 +90,15 @@ export class StructReader {
     this.checkRange(address, 1, what);
     const end = bytes.indexOf(0, address);
     if (end < 0) throw new ArrowCDeviceError(`${what}: string at ${address} is not NUL-terminated`, EINVAL);
+    // Formats and most names are short ASCII: decode those without TextDecoder.
+    if (end - address <= 32) {
+      let ascii = '';
+      for (let i = address; i < end; i++) {
+        if (bytes[i] >= 0x80) return utf8.decode(bytes.subarray(address, end));
+        ascii += String.fromCharCode(bytes[i]);
+      }
+      return ascii;
+    }
     return utf8.decode(bytes.subarray(address, end));
   }
 }
