@@ -60,7 +60,13 @@ void AcdAsyncUnschedule(struct AcdAsyncJob* job) {
   job->next = NULL;
 }
 
+static int acd_pumping = 0;
+
 int64_t AcdAsyncPump(int64_t max_steps) {
+  // Not re-entered from a callback that a step made: a step of an object
+  // would otherwise run inside its own previous step.
+  if (acd_pumping) return 0;
+  acd_pumping = 1;
   int64_t steps = 0;
   while (acd_queue_head != NULL && steps < max_steps) {
     struct AcdAsyncJob* job = acd_queue_head;
@@ -72,6 +78,7 @@ int64_t AcdAsyncPump(int64_t max_steps) {
     job->step(job);  // may free the job
     steps++;
   }
+  acd_pumping = 0;
   return steps;
 }
 

@@ -119,3 +119,30 @@ test('demo: the structs, the import, and nothing left allocated', () => {
   expect(r.stdout).toMatch(/device_id\s+-1\n/);
   expect(r.stdout).toMatch(/Released: 0 bytes still allocated\./);
 });
+
+describe('roundtrip --via', () => {
+  test.each(['stream', 'async'])('--via %s, with and without --device cuda: ok, nothing leaked', (via) => {
+    for (const device of [[], ['--device', 'cuda']]) {
+      const r = run('roundtrip', primitive, '--via', via, ...device, '--json');
+      expect(r.status).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, via, device: device.length === 0 ? 'cpu' : 'cuda:0', batches: 2, rows: 37, columns: 30, bytesLeaked: 0, deviceBytesLeaked: 0, tableSlotsLeaked: 0, objectsLeaked: 0, mismatches: [], errors: [] });
+    }
+  });
+
+  test('--via in the text output, and a bad --via is a usage error', () => {
+    const r = run('roundtrip', join(GOLD, '1.0.0-littleendian', 'generated_nested.stream'), '--via=async');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^ok: .*generated_nested\.stream \(copy mode, via async\): \d+ batches/);
+    const bad = run('roundtrip', primitive, '--via', 'carrier-pigeon');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--via: expected array, stream or async, found carrier-pigeon/);
+  });
+
+  test.each(['stream', 'async'])('--via %s: a file apache-arrow misreads goes through the own reader', (via) => {
+    const r = run('roundtrip', join(GOLD, '0.17.1', 'generated_union.stream'), '--via', via, '--device', 'cuda', '--json');
+    expect(r.status).toBe(0);
+    const summary = JSON.parse(r.stdout);
+    expect(summary).toMatchObject({ ok: true, via, reader: 'own', device: 'cuda:0', batches: 2, bytesLeaked: 0, deviceBytesLeaked: 0 });
+    expect(summary.notes[0]).toMatch(/apache-arrow misreads this file/);
+  });
+});

@@ -14,6 +14,11 @@ import { writeArray, writeSchema } from './export.js';
 import { constants } from './generated/layout.js';
 import { Handle } from './handles.js';
 import { readData, readField, type ImportMode } from './import.js';
+import { AsyncStreamConsumer, produceAsync, type AsyncBatchSource, type AsyncConsumerOptions, type ProduceAsyncOptions, type ProducerStats } from './async-stream.js';
+import {
+  exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream,
+  type ExportedStream, type StreamExportOptions, type StreamImportOptions, type StreamReader, type SyncBatchSource,
+} from './stream.js';
 import { readRaw, writeRaw, type RawArray } from './raw.js';
 import type { DataType, Field, Schema } from './types.js';
 
@@ -463,6 +468,42 @@ export class ArrowCDevice {
       }
       throw e;
     }
+  }
+
+  // ---- streams ------------------------------------------------------------
+
+  /**
+   * An ArrowArrayStream in wasm memory over a Table, a RecordBatchReader, an
+   * array or any iterable of batches, pulled lazily by get_next. The handle
+   * owns the struct until a consumer moves it out.
+   */
+  exportArrayStream(source: SyncBatchSource, options?: StreamExportOptions): ExportedStream {
+    return exportArrayStream(this, source, options);
+  }
+
+  /** Like exportArrayStream, as an ArrowDeviceArrayStream on options.device (the CPU by default). */
+  exportDeviceArrayStream(source: SyncBatchSource, options?: StreamExportOptions): ExportedStream {
+    return exportDeviceArrayStream(this, source, options);
+  }
+
+  /** Takes ownership of the ArrowArrayStream at ptr and reads it as apache-arrow batches (sync and async iterable). */
+  importArrayStream(ptr: number, options?: StreamImportOptions): StreamReader {
+    return importArrayStream(this, ptr, options);
+  }
+
+  /** Like importArrayStream, for an ArrowDeviceArrayStream (batches off the CPU are copied to the host by default). */
+  importDeviceArrayStream(ptr: number, options?: StreamImportOptions): StreamReader {
+    return importDeviceArrayStream(this, ptr, options);
+  }
+
+  /** Drives the ArrowAsyncDeviceStreamHandler at `handler` from an (async) iterable or ReadableStream of batches. */
+  produceAsync(handler: number, source: AsyncBatchSource, options?: ProduceAsyncOptions): { done: Promise<ProducerStats>; stats: ProducerStats } {
+    return produceAsync(this, handler, source, options);
+  }
+
+  /** An ArrowAsyncDeviceStreamHandler (consumer.handler) whose batches come out as an AsyncIterable or ReadableStream. */
+  asyncConsumer(options?: AsyncConsumerOptions): AsyncStreamConsumer {
+    return new AsyncStreamConsumer(this, options);
   }
 
   // ---- devices ------------------------------------------------------------

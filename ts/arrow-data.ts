@@ -5,12 +5,12 @@
 // Data built at its physical start and sliced by arrow-js.
 
 import * as arrow from 'apache-arrow';
-import { toArrowType } from './arrow-types.js';
+import { toArrowSchema, toArrowType } from './arrow-types.js';
 import { copyBits } from './bits.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from './errors.js';
 import { byteWidth, hasValidity, offsetWidth, type RawArray } from './raw.js';
 import { intAt } from './raw-values.js';
-import { childFields, typeToString, type DataType, type Field } from './types.js';
+import { childFields, typeToString, type DataType, type Field, type Schema } from './types.js';
 
 // ---- apache-arrow → raw -----------------------------------------------------
 
@@ -304,4 +304,14 @@ export function toRecordBatch(schema: arrow.Schema, data: arrow.Data<arrow.Struc
   batch.data = body;
   batch._metadata = new Map();
   return batch as unknown as arrow.RecordBatch;
+}
+
+/**
+ * An apache-arrow Table of raw record batches (struct arrays of `schema`'s
+ * fields), for a file this library read itself; types apache-arrow lacks
+ * throw as in toArrowData.
+ */
+export function toArrowTable(schema: Schema, batches: readonly RawArray[]): arrow.Table {
+  const arrowSchema = toArrowSchema(schema);
+  return new arrow.Table(arrowSchema, batches.map((b, i) => toRecordBatch(arrowSchema, toArrowData(b, [], `batches[${i}]`) as arrow.Data<arrow.Struct>)));
 }

@@ -8,16 +8,16 @@ import { bench } from './bench/index.js';
 import { roundtripDemo } from './demo.js';
 // Only from the library's public entry: the CLI bundle uses dist/index.mjs, never a second copy of it.
 import {
-  ArrowCDeviceError, isJson, load, parseDevice, readOwn, roundtripRaw, roundtripTable, runIntegration,
-  type ArrowCDevice, type Device, type IntegrationSummary, type RoundtripSummary, type ValidationLevel,
+  ArrowCDeviceError, isJson, load, parseDevice, readOwn, roundtripRaw, roundtripStream, roundtripTable, runIntegration, toArrowTable,
+  type ArrowCDevice, type Device, type IntegrationSummary, type RoundtripSummary, type ValidationLevel, type Via,
 } from './index.js';
 
 const USAGE = `usage:
   arrow-c-device demo
       export a built-in sample table into wasm memory, show the C structs it
       became, and import it back
-  arrow-c-device roundtrip FILE [--mode copy|view] [--device TYPE[:ID]]
-                           [--validate none|minimal|default|full]
+  arrow-c-device roundtrip FILE [--via array|stream|async] [--mode copy|view]
+                           [--device TYPE[:ID]] [--validate none|minimal|default|full]
                            [--reader auto|apache-arrow|own] [--json]
       read an Arrow IPC file or stream, or integration JSON (.json, .json.gz),
       send every batch through the C Device Data Interface (export into wasm
@@ -27,7 +27,11 @@ const USAGE = `usage:
       cuda_managed, oneapi, webgpu, hexagon; ID defaults to 0) and copies it
       back after waiting on its sync event. --reader: IPC is read with
       apache-arrow, or with this library's own reader (any type of the spec);
-      auto (the default) uses apache-arrow and, when that fails, the own reader
+      auto (the default) uses apache-arrow and, when that fails, the own reader.
+      --via stream sends the batches as an ArrowDeviceArrayStream (TS producer,
+      C consumer, C producer, TS reader), --via async through the async device
+      stream (TS producer, C handler, C producer, TS handler); array (the
+      default) sends each batch as its own ArrowDeviceArray
   arrow-c-device integration FILE.json[.gz] [--json]
       run Arrow's C Data integration protocol on the file: the schema and every
       batch exported from the JSON, imported back, validated fully and
@@ -44,6 +48,7 @@ interface Args {
   file: string;
   mode: 'copy' | 'view';
   device: Device;
+  via: 'array' | Via;
   validate: ValidationLevel | undefined;
   reader: Reader;
   json: boolean;
@@ -58,7 +63,7 @@ function choice<T extends string>(option: string, value: string | undefined, all
 
 /** Parses FILE and the options; `allowed` says which options this command takes. */
 function parseArgs(command: string, args: string[], allowed: readonly string[]): Args {
-  const out: Args = { file: '', mode: 'copy', device: parseDevice('cpu'), validate: undefined, reader: 'auto', json: false };
+  const out: Args = { file: '', mode: 'copy', device: parseDevice('cpu'), via: 'array', validate: undefined, reader: 'auto', json: false };
   let file: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -68,6 +73,7 @@ function parseArgs(command: string, args: string[], allowed: readonly string[]):
     if (name.startsWith('-') && !allowed.includes(name)) throw new UsageError(`unknown option ${name}`);
     if (name === '--json') out.json = true;
     else if (name === '--mode') out.mode = choice('--mode', value(), ['copy', 'view'] as const);
+    else if (name === '--via') out.via = choice('--via', value(), ['array', 'stream', 'async'] as const);
     else if (name === '--validate') out.validate = choice('--validate', value(), ['none', 'minimal', 'default', 'full'] as const);
     else if (name === '--reader') out.reader = choice('--reader', value(), ['auto', 'apache-arrow', 'own'] as const);
     else if (name === '--device') {
@@ -104,20 +110,35 @@ function readBytes(file: string): Uint8Array {
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
-/** The round trip of a file by the chosen reader (see USAGE). */
-function roundtripFile(acd: ArrowCDevice, args: Args): RoundtripSummary & { notes?: string[] } {
+type Summary = RoundtripSummary & { notes?: string[]; via?: Via };
+
+/**
+ * The round trip of a file by the chosen reader and interface (see USAGE).
+ * --via array sends raw arrays when this library read the file; the streams
+ * carry apache-arrow batches, so a file read by the own reader is converted
+ * into them first (which works for every type apache-arrow can hold).
+ */
+async function roundtripFile(acd: ArrowCDevice, args: Args): Promise<Summary> {
   const bytes = readBytes(args.file);
   const options = { mode: args.mode, device: args.device, validate: args.validate };
-  const own = () => {
+  const through = (table: arrow.Table): Promise<Summary> | Summary => (args.via === 'array'
+    ? roundtripTable(acd, table, args.file, args.mode, args.device, args.validate)
+    : roundtripStream(acd, table, args.via, args.mode, { file: args.file, device: args.device }));
+  const viaOwn = async (): Promise<Summary> => {
+    let read: ReturnType<typeof readOwn>;
     try {
-      return readOwn(args.file, bytes, () => text(bytes));
+      read = readOwn(args.file, bytes, () => text(bytes));
     } catch (e) {
       throw new UsageError(`${args.file} is not a readable Arrow IPC file, stream or integration JSON: ${(e as Error).message}`);
     }
-  };
-  const viaOwn = () => {
-    const { file, reader } = own();
-    return roundtripRaw(acd, file, args.file, options, reader);
+    if (args.via === 'array') return roundtripRaw(acd, read.file, args.file, options, read.reader);
+    let table: arrow.Table;
+    try {
+      table = toArrowTable(read.file.schema, read.file.batches);
+    } catch (e) {
+      throw new UsageError(`${args.file}: --via ${args.via} carries apache-arrow batches, and this file has data apache-arrow cannot hold: ${(e as Error).message}`);
+    }
+    return { ...(await through(table)), reader: read.reader };
   };
   // Integration JSON is always read by this library (apache-arrow's JSON reader is not used).
   if (args.reader === 'own' || isJson(args.file, bytes)) return viaOwn();
@@ -127,24 +148,25 @@ function roundtripFile(acd: ArrowCDevice, args: Args): RoundtripSummary & { note
     table = arrow.tableFromIPC(bytes);
   } catch (e) {
     if (args.reader === 'apache-arrow') throw new UsageError(`${args.file} is not readable by apache-arrow: ${(e as Error).message}`);
-    return { ...viaOwn(), notes: [`apache-arrow cannot read this file (${(e as Error).message}); read with this library's own reader`] };
+    return { ...(await viaOwn()), notes: [`apache-arrow cannot read this file (${(e as Error).message}); read with this library's own reader`] };
   }
-  const first = roundtripTable(acd, table, args.file, args.mode, args.device, args.validate);
+  const first = await through(table);
   // A failure through apache-arrow that leaked nothing may be apache-arrow
   // misreading the file (as with pre-1.0 unions): the own reader decides.
   if (first.ok || args.reader === 'apache-arrow' || first.bytesLeaked !== 0 || first.deviceBytesLeaked !== 0) return first;
   const why = first.errors[0] ?? `${first.mismatches.length} mismatches`;
-  const second = viaOwn();
+  const second = await viaOwn();
   return second.ok
     ? { ...second, notes: [`through apache-arrow it failed (${why}); apache-arrow misreads this file, so it was read with this library's own reader`] }
     : { ...first, notes: [`this library's own reader fails too: ${second.errors[0] ?? `${second.mismatches.length} mismatches`}`] };
 }
 
-function printRoundtrip(s: RoundtripSummary & { notes?: string[] }): void {
+function printRoundtrip(s: RoundtripSummary & { notes?: string[]; via?: Via }): void {
   const through = s.device === 'cpu' ? '' : `, through ${s.device} (${s.events.recorded} sync events recorded, ` +
     `${s.events.waited} waited on, ${s.deviceBytesLeaked} device bytes leaked)`;
   const reader = s.reader === 'apache-arrow' ? '' : `, read by ${s.reader === 'json' ? 'the JSON reader' : 'the own IPC reader'}`;
-  console.log(`${s.ok ? 'ok' : 'FAILED'}: ${s.file} (${s.mode} mode${reader}${through}): ${s.batches} batches, ${s.rows} rows, ` +
+  const via = s.via === undefined ? '' : `, via ${s.via}`;
+  console.log(`${s.ok ? 'ok' : 'FAILED'}: ${s.file} (${s.mode} mode${via}${reader}${through}): ${s.batches} batches, ${s.rows} rows, ` +
     `${s.columns} columns, ${s.bytesLeaked} bytes leaked`);
   for (const n of s.notes ?? []) console.log(`  note: ${n}`);
   for (const e of s.errors) console.log(`  error: ${e}`);
@@ -172,8 +194,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (command === 'bench') return bench(rest, (l) => console.log(l));
     if (command === 'roundtrip') {
-      const args = parseArgs(command, rest, ['--mode', '--device', '--validate', '--reader', '--json']);
-      const summary = roundtripFile(await load(), args);
+      const args = parseArgs(command, rest, ['--via', '--mode', '--device', '--validate', '--reader', '--json']);
+      const acd = await load();
+      const summary = await roundtripFile(acd, args);
       if (args.json) console.log(JSON.stringify(summary));
       else printRoundtrip(summary);
       return summary.ok ? 0 : 1;

@@ -3,7 +3,7 @@
 
 export { ArrowCDevice, ExportedArray, ExportedSchema, Imported, ImportedSchema } from './api.js';
 export type { DeviceExportOptions, DeviceImportOptions, DevicePolicy, ImportOptions, RawImport, ValidationLevel } from './api.js';
-export type { Conversion } from './arrow-data.js';
+export { toArrowTable, type Conversion } from './arrow-data.js';
 export type { RawArray } from './raw.js';
 export { compareRaw, rawValues } from './raw-values.js';
 export { readIntegrationJson, type IntegrationFile } from './json/read.js';
@@ -36,4 +36,13 @@ export function load(options?: LoadOptions): Promise<ArrowCDevice> {
 }
 export { describeArray, describeDeviceArray, describeSchema, describeStruct } from './inspect.js';
 export { compareBatches, normalize, schemaDifferences } from './compare.js';
+export { ExportedStream, StreamReader, exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream } from './stream.js';
+export type { StreamExportOptions, StreamImportOptions, StreamKind, SyncBatchSource } from './stream.js';
+export { AsyncStreamConsumer, disposeHandler, freeProducer, makeHandler, makeProducer, makeTask, produceAsync } from './async-stream.js';
+export type { AsyncBatch, AsyncBatchSource, AsyncConsumerOptions, ProduceAsyncOptions, ProducerStats } from './async-stream.js';
+export { BatchList, CAsyncConsumer, CBatchSource, cStream, drainStream, startCAsyncProducer } from './stream-c.js';
+export type { CAsyncConsumerOptions, GeneratorOptions } from './stream-c.js';
+export { roundtripStream } from './stream-roundtrip.js';
+export type { StreamRoundtripOptions, StreamRoundtripSummary, Via } from './stream-roundtrip.js';
+export { streamRuntime } from './stream-runtime.js';
 export type { Mismatch } from './compare.js';

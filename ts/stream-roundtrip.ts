@@ -25,6 +25,8 @@ export type Via = 'stream' | 'async';
 export interface StreamRoundtripSummary {
   ok: boolean;
   file: string;
+  /** The batches come from apache-arrow tables (as the CLI's roundtrip summary says). */
+  reader: 'apache-arrow';
   mode: 'copy' | 'view';
   via: Via;
   /** The device the batches went through ('cpu', 'cuda:1', ...). */
@@ -138,7 +140,7 @@ export async function roundtripStream(acd: ArrowCDevice, table: arrow.Table, via
   const objectsLeaked = rt.liveObjects() + cLive(rt) - start.objects;
   return {
     ok: mismatches.length === 0 && errors.length === 0 && bytesLeaked === 0 && deviceBytesLeaked === 0 && tableSlotsLeaked === 0 && objectsLeaked === 0,
-    file: options.file ?? '', mode, via, device: device.name,
+    file: options.file ?? '', reader: 'apache-arrow', mode, via, device: device.name,
     events: { recorded: after.eventsRecorded - before.eventsRecorded, waited: after.eventsWaited - before.eventsWaited },
     batches: table.batches.length, rows: table.numRows, columns: table.numCols,
     bytesLeaked, deviceBytesLeaked, tableSlotsLeaked, objectsLeaked, mismatches, errors,

@@ -51,7 +51,7 @@ export class StructReader {
     // high word is within ±2^21 (|value| < 2^53).
     const address = this.at(struct, base, field);
     const v = this.view;
-    const high = v.getInt32(address + 4, true);
+    const high = v.getInt32(address + Int32Array.BYTES_PER_ELEMENT, true);
     if (high >= 0x200000 || high < -0x200000) {
       throw new ArrowCDeviceError(`${struct}.${field}: ${v.getBigInt64(address, true)} is out of the supported range`, EINVAL);
     }

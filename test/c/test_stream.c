@@ -477,6 +477,7 @@ static void RecorderOnError(struct ArrowAsyncDeviceStreamHandler* self, int code
 static void RecorderRelease(struct ArrowAsyncDeviceStreamHandler* self) {
   struct Recorder* r = self->private_data;
   Enter(r, 'R');
+  if (AcdAsyncPump(100) != 0) r->violations++;  // no pump from inside the pump
   r->in_callback = 0;
 }
 
