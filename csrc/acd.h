@@ -180,6 +180,18 @@ int AcdArrayInit(struct ArrowArray* array, int64_t length, int64_t null_count,
                  int64_t offset, int64_t n_buffers, int64_t n_children,
                  int with_dictionary, struct AcdError* error);
 
+// The allocation behind AcdArrayInit, for producers with private data of
+// their own: initializes `array` the same way, in one block that starts with
+// private_size zeroed bytes (*private_data; array->private_data points there)
+// and holds n_buffers zeroed slots for the buffers the producer will own
+// (*owned); release becomes array->release. On failure nothing is allocated
+// and array->release is NULL.
+int AcdArrayInitBlock(struct ArrowArray* array, int64_t length, int64_t null_count,
+                      int64_t offset, int64_t n_buffers, int64_t n_children,
+                      int with_dictionary, int64_t private_size,
+                      void (*release)(struct ArrowArray*), void** private_data, void*** owned,
+                      struct AcdError* error);
+
 // Allocates buffer i (AcdBufferAlloc: aligned, padded; even for size 0, so
 // that no consumer sees a NULL data buffer) owned by `array`, an array
 // initialized by AcdArrayInit, and returns it: NULL when out of memory, when

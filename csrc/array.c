@@ -30,9 +30,11 @@ static void AcdArrayReleaseOwned(struct ArrowArray* array) {
 
 static int64_t AcdAlignUp(int64_t n) { return (n + 15) / 16 * 16; }
 
-int AcdArrayInit(struct ArrowArray* array, int64_t length, int64_t null_count,
-                 int64_t offset, int64_t n_buffers, int64_t n_children,
-                 int with_dictionary, struct AcdError* error) {
+int AcdArrayInitBlock(struct ArrowArray* array, int64_t length, int64_t null_count,
+                      int64_t offset, int64_t n_buffers, int64_t n_children,
+                      int with_dictionary, int64_t private_size,
+                      void (*release)(struct ArrowArray*), void** private_data, void*** owned,
+                      struct AcdError* error) {
   array->release = NULL;
   const int64_t max_count = INT32_MAX / 256;
   if (n_buffers < 0 || n_buffers > max_count) {
@@ -44,7 +46,9 @@ int AcdArrayInit(struct ArrowArray* array, int64_t length, int64_t null_count,
                        (long long)max_count, (long long)n_children);
   }
 
-  int64_t at = AcdAlignUp((int64_t)sizeof(struct AcdArrayPrivate));
+  // One block: the private data, the buffer pointers, the owned buffers, the
+  // child pointers, the child structs and the dictionary struct.
+  int64_t at = AcdAlignUp(private_size);
   int64_t buffers_at = at;
   at += AcdAlignUp(n_buffers * (int64_t)sizeof(void*));
   int64_t owned_at = at;
@@ -58,10 +62,6 @@ int AcdArrayInit(struct ArrowArray* array, int64_t length, int64_t null_count,
 
   unsigned char* block = AcdCalloc(1, at);
   if (block == NULL) return AcdErrorSet(error, ENOMEM, "out of memory allocating an array of %lld bytes", (long long)at);
-  struct AcdArrayPrivate* private_data = (struct AcdArrayPrivate*)block;
-  private_data->n_buffers = n_buffers;
-  private_data->owned = (void**)(block + owned_at);
-
   struct ArrowArray** children = (struct ArrowArray**)(block + children_at);
   for (int64_t i = 0; i < n_children; i++) {
     children[i] = (struct ArrowArray*)(block + child_structs_at) + i;
@@ -75,8 +75,25 @@ int AcdArrayInit(struct ArrowArray* array, int64_t length, int64_t null_count,
   array->buffers = n_buffers > 0 ? (const void**)(block + buffers_at) : NULL;
   array->children = n_children > 0 ? children : NULL;
   array->dictionary = with_dictionary ? (struct ArrowArray*)(block + dictionary_at) : NULL;
-  array->private_data = private_data;
-  array->release = &AcdArrayReleaseOwned;
+  array->private_data = block;
+  array->release = release;
+  *private_data = block;
+  *owned = (void**)(block + owned_at);
+  return ACD_OK;
+}
+
+int AcdArrayInit(struct ArrowArray* array, int64_t length, int64_t null_count,
+                 int64_t offset, int64_t n_buffers, int64_t n_children,
+                 int with_dictionary, struct AcdError* error) {
+  void* block;
+  void** owned;
+  int code = AcdArrayInitBlock(array, length, null_count, offset, n_buffers, n_children,
+                               with_dictionary, (int64_t)sizeof(struct AcdArrayPrivate),
+                               &AcdArrayReleaseOwned, &block, &owned, error);
+  if (code != ACD_OK) return code;
+  struct AcdArrayPrivate* private_data = (struct AcdArrayPrivate*)block;
+  private_data->n_buffers = n_buffers;
+  private_data->owned = owned;
   return ACD_OK;
 }
 

@@ -35,51 +35,22 @@ static void AcdDeviceArrayReleaseNode(struct ArrowArray* array) {
   array->release = NULL;
 }
 
-static int64_t AcdAlignUp(int64_t n) { return (n + 15) / 16 * 16; }
 
 // Initializes `array` with the shape of `like` (length, counts, offset), NULL
 // buffers and zeroed child structs, its buffers to be allocated on `device`.
 static int AcdDeviceArrayNodeInit(struct ArrowArray* array, struct AcdDevice* device,
                                   const struct ArrowArray* like, struct AcdError* error) {
-  array->release = NULL;
-  int64_t n_buffers = like->n_buffers;
-  int64_t n_children = like->n_children;
-  int64_t at = AcdAlignUp((int64_t)sizeof(struct AcdDeviceArrayPrivate));
-  int64_t buffers_at = at;
-  at += AcdAlignUp(n_buffers * (int64_t)sizeof(void*));
-  int64_t owned_at = at;
-  at += AcdAlignUp(n_buffers * (int64_t)sizeof(void*));
-  int64_t children_at = at;
-  at += AcdAlignUp(n_children * (int64_t)sizeof(struct ArrowArray*));
-  int64_t child_structs_at = at;
-  at += n_children * (int64_t)sizeof(struct ArrowArray);
-  int64_t dictionary_at = at;
-  at += like->dictionary != NULL ? (int64_t)sizeof(struct ArrowArray) : 0;
-
-  unsigned char* block = AcdCalloc(1, at);
-  if (block == NULL) {
-    return AcdErrorSet(error, ENOMEM, "out of memory allocating an array of %" PRId64 " bytes",
-                       at);
-  }
+  void* block;
+  void** owned;
+  int code = AcdArrayInitBlock(array, like->length, like->null_count, like->offset,
+                               like->n_buffers, like->n_children, like->dictionary != NULL,
+                               (int64_t)sizeof(struct AcdDeviceArrayPrivate),
+                               &AcdDeviceArrayReleaseNode, &block, &owned, error);
+  if (code != ACD_OK) return code;
   struct AcdDeviceArrayPrivate* private_data = (struct AcdDeviceArrayPrivate*)block;
   private_data->device = device;
-  private_data->n_buffers = n_buffers;
-  private_data->owned = (void**)(block + owned_at);
-  struct ArrowArray** children = (struct ArrowArray**)(block + children_at);
-  for (int64_t i = 0; i < n_children; i++) {
-    children[i] = (struct ArrowArray*)(block + child_structs_at) + i;
-  }
-
-  array->length = like->length;
-  array->null_count = like->null_count;
-  array->offset = like->offset;
-  array->n_buffers = n_buffers;
-  array->n_children = n_children;
-  array->buffers = n_buffers > 0 ? (const void**)(block + buffers_at) : NULL;
-  array->children = n_children > 0 ? children : NULL;
-  array->dictionary = like->dictionary != NULL ? (struct ArrowArray*)(block + dictionary_at) : NULL;
-  array->private_data = private_data;
-  array->release = &AcdDeviceArrayReleaseNode;
+  private_data->n_buffers = like->n_buffers;
+  private_data->owned = owned;
   return ACD_OK;
 }
 

@@ -19,31 +19,16 @@ import { BatchList, CBatchSource, cStream, drainStream } from './stream-c.js';
 import { exportDeviceArrayStream, importDeviceArrayStream } from './stream.js';
 import { fieldsEqual } from './types.js';
 
+import type { RoundtripSummary } from './roundtrip.js';
+
 export type Via = 'stream' | 'async';
 
-/** The shape of the CLI's roundtrip summary, with the interface and device used. */
-export interface StreamRoundtripSummary {
-  ok: boolean;
-  file: string;
-  /** The batches come from apache-arrow tables (as the CLI's roundtrip summary says). */
-  reader: 'apache-arrow';
-  mode: 'copy' | 'view';
+/** The CLI's roundtrip summary, with the interface used and what streams could leak. */
+export interface StreamRoundtripSummary extends RoundtripSummary {
   via: Via;
-  /** The device the batches went through ('cpu', 'cuda:1', ...). */
-  device: string;
-  /** Sync events recorded (by the exports) and waited on (by the copies back to the host). */
-  events: { recorded: number; waited: number };
-  batches: number;
-  rows: number;
-  columns: number;
-  bytesLeaked: number;
-  /** Bytes of the simulated devices' memory left behind (0 when the device is the CPU). */
-  deviceBytesLeaked: number;
   /** Function table slots and stream objects (TS and C) left behind. */
   tableSlotsLeaked: number;
   objectsLeaked: number;
-  mismatches: Mismatch[];
-  errors: string[];
 }
 
 export interface StreamRoundtripOptions {

@@ -10,39 +10,7 @@
 #include <string.h>
 
 #include "acd.h"
-
-// ---- checks -----------------------------------------------------------------
-
-static int g_passed = 0;
-static int g_failed = 0;
-
-static void Check(int ok, const char* what, int line) {
-  if (ok) {
-    g_passed++;
-  } else {
-    g_failed++;
-    fprintf(stderr, "test_core.c:%d: check failed: %s\n", line, what);
-  }
-}
-
-#define CHECK(cond) Check((cond) != 0, #cond, __LINE__)
-
-// code must be `expected` and, when fragment is not NULL, the message must
-// contain it.
-static void CheckCode(int code, int expected, const struct AcdError* error, const char* fragment,
-                      const char* what, int line) {
-  int ok = code == expected &&
-           (fragment == NULL || (error != NULL && strstr(error->message, fragment) != NULL));
-  Check(ok, what, line);
-  if (!ok) {
-    fprintf(stderr, "  got code %d (expected %d), message: '%s'\n  expected fragment: '%s'\n",
-            code, expected, error != NULL ? error->message : "", fragment ? fragment : "");
-  }
-}
-
-#define CHECK_OK(expr, error) CheckCode((expr), ACD_OK, (error), NULL, #expr, __LINE__)
-#define CHECK_FAILS(expr, code, error, fragment) \
-  CheckCode((expr), (code), (error), (fragment), #expr, __LINE__)
+#include "check.h"
 
 // ---- error.c -----------------------------------------------------------------
 
@@ -163,7 +131,7 @@ static void TestFormatValid(void) {
              strcmp(AcdTypeName(f.type), "unknown") != 0 &&
              ((c->timezone == NULL && f.timezone == NULL) ||
               (c->timezone != NULL && f.timezone != NULL && strcmp(f.timezone, c->timezone) == 0));
-    Check(ok, c->format, __LINE__);
+    Check(ok, c->format, __FILE__, __LINE__);
     if (!ok) fprintf(stderr, "  code %d, message '%s'\n", code, error.message);
   }
 
@@ -257,7 +225,7 @@ static void TestFormatInvalid(void) {
     int code = AcdFormatParse(c->format, &f, &error);
     int ok = code == EINVAL && strncmp(error.message, quoted, strlen(quoted)) == 0 &&
              strstr(error.message, c->fragment) != NULL;
-    Check(ok, c->format, __LINE__);
+    Check(ok, c->format, __FILE__, __LINE__);
     if (!ok) fprintf(stderr, "  code %d, message '%s'\n", code, error.message);
   }
   CHECK_FAILS(AcdFormatParse(NULL, NULL, &error), EINVAL, &error, "format is NULL");
@@ -408,7 +376,7 @@ static void ExpectValid(const struct ArrowSchema* schema, const struct ArrowArra
   for (int level = ACD_VALIDATION_NONE; level <= ACD_VALIDATION_FULL && code == ACD_OK; level++) {
     code = AcdArrayValidate(schema, array, (enum AcdValidationLevel)level, &error);
   }
-  Check(code == ACD_OK, "valid at every level", line);
+  Check(code == ACD_OK, "valid at every level", __FILE__, line);
   if (code != ACD_OK) fprintf(stderr, "  code %d, message '%s'\n", code, error.message);
 }
 
@@ -420,14 +388,14 @@ static void ExpectInvalid(const struct ArrowSchema* schema, const struct ArrowAr
   if (level > ACD_VALIDATION_NONE) {
     error.message[0] = '\0';
     int code = AcdArrayValidate(schema, array, (enum AcdValidationLevel)(level - 1), &error);
-    Check(code == ACD_OK, "passes below the failing level", line);
+    Check(code == ACD_OK, "passes below the failing level", __FILE__, line);
     if (code != ACD_OK) fprintf(stderr, "  code %d, message '%s'\n", code, error.message);
   }
   for (int l = level; l <= ACD_VALIDATION_FULL; l++) {
     error.message[0] = '\0';
     int code = AcdArrayValidate(schema, array, (enum AcdValidationLevel)l, &error);
     int ok = code == expected && strstr(error.message, fragment) != NULL;
-    Check(ok, fragment, line);
+    Check(ok, fragment, __FILE__, line);
     if (!ok) {
       fprintf(stderr, "  level %d: code %d, message '%s'\n", l, code, error.message);
       break;
@@ -1520,6 +1488,5 @@ int main(void) {
   TestValidateSchema();
   TestValidateArrays();
 
-  printf("c-core: %d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
+  return CheckSummary("c-core");
 }

@@ -11,38 +11,10 @@
 #include <string.h>
 
 #include "acd.h"
+#include "check.h"
 #include "examples/int32_device_array.h"
 
-// ---- checks -----------------------------------------------------------------
-
-static int g_passed = 0;
-static int g_failed = 0;
-
-static void Check(int ok, const char* what, int line) {
-  if (ok) {
-    g_passed++;
-  } else {
-    g_failed++;
-    fprintf(stderr, "test_device.c:%d: check failed: %s\n", line, what);
-  }
-}
-
-#define CHECK(cond) Check((cond) != 0, #cond, __LINE__)
-
-static void CheckCode(int code, int expected, const struct AcdError* error, const char* fragment,
-                      const char* what, int line) {
-  int ok = code == expected &&
-           (fragment == NULL || (error != NULL && strstr(error->message, fragment) != NULL));
-  Check(ok, what, line);
-  if (!ok) {
-    fprintf(stderr, "  got code %d (expected %d), message: '%s'\n  expected fragment: '%s'\n",
-            code, expected, error != NULL ? error->message : "", fragment ? fragment : "");
-  }
-}
-
-#define CHECK_OK(expr, error) CheckCode((expr), ACD_OK, (error), NULL, #expr, __LINE__)
-#define CHECK_FAILS(expr, code, error, fragment) \
-  CheckCode((expr), (code), (error), (fragment), #expr, __LINE__)
+// ---- helpers -------------------------------------------------------------------
 
 static struct AcdDevice* Device(ArrowDeviceType type, int64_t id) {
   struct AcdDevice* device = NULL;
@@ -650,6 +622,5 @@ int main(void) {
   TestDeviceArrays();
   TestDeviceArrayValidation();
   TestSpecExample();
-  printf("c-device: %d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
+  return CheckSummary("c-device");
 }

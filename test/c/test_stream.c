@@ -12,37 +12,7 @@
 #include <string.h>
 
 #include "acd.h"
-
-// ---- checks -------------------------------------------------------------------
-
-static int g_passed = 0;
-static int g_failed = 0;
-
-static void Check(int ok, const char* what, int line) {
-  if (ok) {
-    g_passed++;
-  } else {
-    g_failed++;
-    fprintf(stderr, "test_stream.c:%d: check failed: %s\n", line, what);
-  }
-}
-
-#define CHECK(cond) Check((cond) != 0, #cond, __LINE__)
-
-static void CheckCode(int code, int expected, const struct AcdError* error, const char* fragment,
-                      const char* what, int line) {
-  int ok = code == expected &&
-           (fragment == NULL || (error != NULL && strstr(error->message, fragment) != NULL));
-  Check(ok, what, line);
-  if (!ok) {
-    fprintf(stderr, "  got code %d (expected %d), message: '%s'\n  expected fragment: '%s'\n",
-            code, expected, error != NULL ? error->message : "", fragment ? fragment : "");
-  }
-}
-
-#define CHECK_OK(expr, error) CheckCode((expr), ACD_OK, (error), NULL, #expr, __LINE__)
-#define CHECK_FAILS(expr, code, error, fragment) \
-  CheckCode((expr), (code), (error), (fragment), #expr, __LINE__)
+#include "check.h"
 
 // Every test leaves the live byte count where it found it.
 #define CHECK_NO_LEAK(start) CHECK(AcdBytesAllocated() == (start))
@@ -747,6 +717,5 @@ int main(void) {
   TestAsyncProducerErrors();
   TestAsyncCToC();
   TestAsyncStartFailures();
-  printf("c-stream: %d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
+  return CheckSummary("c-stream");
 }
