@@ -4,8 +4,9 @@ import { describe, expect, test } from '@jest/globals';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SetName } from '../ts/bench/data.js';
 import { bench } from '../ts/bench/index.js';
-import { FIGURES, PENDING } from '../ts/bench/figures.js';
+import { FIGURES, PENDING, measuredOn } from '../ts/bench/figures.js';
 
 async function run(...argv: string[]): Promise<{ code: number; out: string }> {
   const lines: string[] = [];
@@ -13,7 +14,7 @@ async function run(...argv: string[]): Promise<{ code: number; out: string }> {
   return { code, out: lines.join('\n') };
 }
 
-const SETS = ['mixed', 'narrow', 'wide', 'batches'];
+const SETS: SetName[] = ['mixed', 'narrow', 'wide', 'batches'];
 const positive = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
 
 describe('bench', () => {
@@ -27,6 +28,10 @@ describe('bench', () => {
     for (const set of SETS) {
       const s = r.sets[set];
       for (const f of FIGURES) {
+        if (!measuredOn(f, set)) {
+          expect({ set, figure: f.key, absent: s.figures[f.key] === undefined }).toEqual({ set, figure: f.key, absent: true });
+          continue;
+        }
         const t = s.figures[f.key];
         expect({ set, figure: f.key, ok: t !== undefined && [t.median, t.min, t.max, t.samples, t.reps].every(positive) })
           .toEqual({ set, figure: f.key, ok: true });
@@ -39,6 +44,14 @@ describe('bench', () => {
     // Per-unit figures of the wide and many-batches sets, the per-batch overheads.
     expect(positive(r.sets.wide.derived.importViewMicrosPerUnit)).toBe(true);
     expect(Number.isFinite(r.sets.batches.derived.importViewOverheadMicrosPerBatch)).toBe(true);
+    // The stream row: an ArrowArrayStream of the many-batches table, drained in view mode.
+    const stream = r.sets.batches.figures['acd.streamView'];
+    expect(stream !== undefined && [stream.median, stream.min, stream.max, stream.samples, stream.reps].every(positive)).toBe(true);
+    expect(positive(r.sets.batches.derived.streamViewOverRoundtripView)).toBe(true);
+    expect(Number.isFinite(r.sets.batches.derived.streamOverheadMicrosPerBatch)).toBe(true);
+    const overhead = r.targets.find((t: { id: string }) => t.id === 'stream-overhead');
+    expect(overhead).toMatchObject({ set: 'batches', unit: 'µs', op: '<=', limit: 10 });
+    expect(overhead.value).toBe(r.sets.batches.derived.streamOverheadMicrosPerBatch);
 
     // Every target has a finite measured value and a verdict; none is asserted.
     expect(r.targets.length).toBeGreaterThanOrEqual(20);
@@ -55,9 +68,14 @@ describe('bench', () => {
 
     expect(r.machine.cores).toBeGreaterThan(0);
     expect(r.options).toMatchObject({ quick: true, scale: 0.01 });
-    // The printed table has a row per figure and set, and the pending stream row.
-    for (const f of FIGURES) expect(out).toContain(`| mixed | ${f.label} |`);
-    expect(out).toContain(PENDING[0].label);
+    // The printed table has a row per figure and set it is measured on, and none pending.
+    for (const f of FIGURES) {
+      for (const set of SETS) {
+        if (measuredOn(f, set)) expect(out).toContain(`| ${set} | ${f.label} |`);
+        else expect(out).not.toContain(`| ${set} | ${f.label} |`);
+      }
+    }
+    expect(PENDING).toEqual([]);
   }, 60_000);
 
   test('--help prints the usage and exits 0', async () => {

@@ -1,6 +1,8 @@
 // What each measured figure is, and which of this library's figures it is
 // compared with (the ratio column: its median ÷ the reference's median).
 
+import type { SetName } from './data.js';
+
 export interface Figure {
   key: string;
   label: string;
@@ -8,7 +10,12 @@ export interface Figure {
   ref: string;
   /** Whether the step moves the buffer bytes (a GB/s figure makes sense). */
   moves: boolean;
+  /** The sets it is measured on; every set when absent. */
+  sets?: SetName[];
 }
+
+/** Whether a figure is measured on a set. */
+export const measuredOn = (f: Figure, set: SetName): boolean => f.sets === undefined || f.sets.includes(set);
 
 export const FIGURES: Figure[] = [
   { key: 'acd.export', label: 'this library: export (apache-arrow → C structs in wasm)', ref: 'acd.export', moves: true },
@@ -27,14 +34,17 @@ export const FIGURES: Figure[] = [
   { key: 'ffi.copy', label: 'arrow-js-ffi: parseTable, copy', ref: 'acd.importCopy', moves: true },
   { key: 'acd.roundtripView', label: 'this library: export + import view', ref: 'acd.roundtripView', moves: true },
   { key: 'ipc.total', label: 'IPC: tableToIPC + copy + tableFromIPC', ref: 'acd.roundtripView', moves: true },
+  // A stream of the many-batches table, exported lazily (get_next exports the
+  // next batch) and drained by importArrayStream in view mode.
+  { key: 'acd.streamView', label: 'this library: ArrowArrayStream export + import (view)', ref: 'acd.roundtripView', moves: true, sets: ['batches'] },
 ];
 
-/** Figures that cannot be measured yet, shown as pending rows (never as numbers). */
-export const PENDING = [
-  {
-    set: 'batches',
-    key: 'acd.stream',
-    label: 'this library: ArrowArrayStream export + import',
-    reason: 'pending: streams are not in the public API yet; the per-batch rows above stand in for them',
-  },
-];
+export interface Pending {
+  set: SetName;
+  key: string;
+  label: string;
+  reason: string;
+}
+
+/** Figures that cannot be measured yet, shown as pending rows (never as numbers); none today. */
+export const PENDING: Pending[] = [];

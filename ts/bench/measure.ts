@@ -4,8 +4,9 @@
 // read the same values, and releases.
 
 import * as arrow from 'apache-arrow';
-import type { ArrowCDevice, ExportedArray, Imported, ImportedSchema, ImportMode, ValidationLevel } from '../index.js';
+import type { ArrowCDevice, ExportedArray, ExportedStream, Imported, ImportedSchema, ImportMode, StreamReader, ValidationLevel } from '../index.js';
 import type { BenchSet } from './data.js';
+import { FIGURES, measuredOn } from './figures.js';
 import { iterate, type Iterations, type Timer, type Timing } from './timing.js';
 
 /** The part of arrow-js-ffi the benchmark uses. */
@@ -69,11 +70,12 @@ export function measureSet(acd: ArrowCDevice, ffi: Ffi, set: BenchSet, it: Itera
       },
       (t, check) => roundtrip(acd, set, t, 'copy', 'default', 'acd.importCopy', check),
       (t, check) => roundtrip(acd, set, t, 'view', 'none', 'acd.importViewUnvalidated', check),
-      // Streams (ArrowArrayStream) are not in the public API yet. When they are, a
-      // group here times, on the many-batches set, a stream exported from
-      // set.table and drained by the importer in view mode, under 'acd.streamView';
-      // then move its row from PENDING to FIGURES (figures.ts).
     ];
+    // Streams: on the many-batches set, the table exported as an ArrowArrayStream
+    // and drained by importArrayStream in view mode.
+    if (FIGURES.some((f) => f.key === 'acd.streamView' && measuredOn(f, set.name))) {
+      groups.push((t, check) => streamView(acd, set, t, check));
+    }
     // Every step gets at most as many repetitions as this library's imports can
     // (each needs its own export), so that all are measured equally hot or cold.
     const reps = Math.min(it.maxReps, Math.max(1, Math.floor(LIVE_EXPORT_BYTES / set.bytes) - 1));
@@ -128,6 +130,38 @@ function roundtrip(acd: ArrowCDevice, set: BenchSet, t: Timer, mode: ImportMode,
     imported.forEach((i) => i.release());
     schemas.forEach((s) => s.release());
     exported.flat().forEach((e) => e.release());
+  }
+}
+
+/**
+ * Exports set.table as an ArrowArrayStream and reads it to the end with
+ * importArrayStream in view mode (timed: every get_next exports one batch,
+ * every batch is imported); checks once; releases the readers (and with them
+ * every batch) and the moved-from stream structs (untimed). As in roundtrip(),
+ * a repeated step first runs once untimed.
+ */
+function streamView(acd: ArrowCDevice, set: BenchSet, t: Timer, check: boolean): void {
+  const reps = t.reps('acd.streamView');
+  const streams: ExportedStream[] = [];
+  const readers: StreamReader[] = [];
+  const once = () => {
+    const stream = acd.exportArrayStream(set.table);
+    streams.push(stream);
+    const reader = acd.importArrayStream(stream.ptr, { mode: 'view' });
+    readers.push(reader);
+    return reader.readAll();
+  };
+  try {
+    if (reps > 1) once();
+    const batches = t.run('acd.streamView', () => {
+      let got = once();
+      for (let r = 1; r < reps; r++) got = once();
+      return got;
+    }, reps);
+    if (check) checkSame(set, batches, 'this library (ArrowArrayStream, view)');
+  } finally {
+    readers.forEach((r) => r.release());
+    streams.forEach((s) => s.release());
   }
 }
 
