@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import type { ArrowCDevice } from '../ts/api.js';
 import { ArrowCDeviceError, errnoName } from '../ts/errors.js';
 import { writeSchema } from '../ts/export.js';
-import { batchField } from '../ts/integration.js';
+import { recordBatchField } from '../ts/types.js';
 import { concatRaw } from '../ts/ipc/concat.js';
 import { readIpc } from '../ts/ipc/read.js';
 import type { IntegrationFile } from '../ts/json/read.js';
@@ -143,7 +143,7 @@ describe.each(readable)('%s', (name) => {
       const schema = core_.alloc(s.size('ArrowSchema'));
       const array = core_.alloc(s.size('ArrowArray'));
       try {
-        writeSchema(core_, schema, batchField(file.schema));
+        writeSchema(core_, schema, recordBatchField(file.schema));
         file.batches.forEach((batch, i) => {
           writeRaw(core_, array, batch);
           try {

@@ -20,7 +20,7 @@ import {
   type ExportedStream, type StreamExportOptions, type StreamImportOptions, type StreamReader, type SyncBatchSource,
 } from './stream.js';
 import { readRaw, writeRaw, type RawArray } from './raw.js';
-import type { DataType, Field, Schema } from './types.js';
+import { recordBatchField, type Field, type Schema } from './types.js';
 
 export type ValidationLevel = 'none' | 'minimal' | 'default' | 'full';
 
@@ -169,7 +169,7 @@ export class ArrowCDevice {
 
   /** Exports a record batch as a struct ArrowArray with its ArrowSchema. */
   exportBatch(batch: arrow.RecordBatch): ExportedArray {
-    return this.exportData(batch.data, structField(fromArrowBatch(batch)), 'ArrowArray');
+    return this.exportData(batch.data, recordBatchField(fromArrowBatch(batch)), 'ArrowArray');
   }
 
   /** Exports a single-chunk vector (or Data) as an ArrowArray with its ArrowSchema. */
@@ -199,7 +199,7 @@ export class ArrowCDevice {
    */
   exportDeviceBatch(batch: arrow.RecordBatch, options: DeviceExportOptions = {}): ExportedArray {
     const device = parseDevice(options.device ?? 'cpu');
-    return this.exportData(batch.data, structField(fromArrowBatch(batch)), 'ArrowDeviceArray', device);
+    return this.exportData(batch.data, recordBatchField(fromArrowBatch(batch)), 'ArrowDeviceArray', device);
   }
 
   /** Exports a raw array (any type of the spec, as its C buffers) and its field as an ArrowSchema and ArrowArray. */
@@ -570,16 +570,10 @@ function toBatch(s: ImportedSchema, data: arrow.Data, convert: readonly Conversi
   return toRecordBatch(schema, data as arrow.Data<arrow.Struct>);
 }
 
-/** A record batch schema as the C interface has it: a struct with the batch metadata. */
-function structField(s: Schema): Field {
-  const type: DataType = { kind: 'struct', children: s.fields };
-  return { name: '', type, nullable: false, metadata: s.metadata };
-}
-
 function toModelField(x: arrow.Schema | arrow.Field | Schema | Field): Field {
-  if (x instanceof arrow.Schema) return structField(fromArrowSchema(x));
+  if (x instanceof arrow.Schema) return recordBatchField(fromArrowSchema(x));
   if (x instanceof arrow.Field) return fromArrowField(x);
-  if ('fields' in x) return structField(x);
+  if ('fields' in x) return recordBatchField(x);
   return x;
 }
 

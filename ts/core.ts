@@ -89,9 +89,24 @@ export class Core {
 
   /** Throws the core's last error when code is not 0. */
   check(code: number, context?: string): void {
-    if (code === 0) return;
-    const message = this.m.lastError();
-    throw new ArrowCDeviceError(context ? `${context}: ${message}` : message, code);
+    if (code !== 0) throw this.error(code, this.m.lastError(), context);
+  }
+
+  /** The one funnel from a C error code and message to an ArrowCDeviceError. */
+  private error(code: number, message: string, context?: string): ArrowCDeviceError {
+    return new ArrowCDeviceError(context ? `${context}: ${message}` : message, code);
+  }
+
+  /** The named functions of the module, in an object that holds only them (never the module). */
+  private exportsNamed<T>(names: readonly string[]): T {
+    const m = this.m as unknown as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const name of names) {
+      const f = m[name];
+      if (typeof f !== 'function') throw new Error(`the wasm core has no export ${name}: rebuild it (./build.sh)`);
+      out[name] = f;
+    }
+    return Object.freeze(out) as unknown as T;
   }
 
   /** Allocates size zeroed bytes (counted); throws when out of memory. */
@@ -191,24 +206,13 @@ export class Core {
 
   /** The stream exports: trampolines, C producers and consumers, the async pump. */
   get stream(): StreamExports {
-    if (this.#streamExports === undefined) {
-      const m = this.m as unknown as Record<string, unknown>;
-      const out: Record<string, unknown> = {};
-      for (const name of STREAM_EXPORTS) {
-        const f = m[name];
-        if (typeof f !== 'function') throw new Error(`the wasm core has no export ${name}: rebuild it (./build.sh)`);
-        out[name] = f;
-      }
-      this.#streamExports = Object.freeze(out) as unknown as StreamExports;
-    }
+    this.#streamExports ??= this.exportsNamed<StreamExports>(STREAM_EXPORTS);
     return this.#streamExports;
   }
 
   /** Throws the stream exports' last error when code is not 0. */
   checkStream(code: number, context?: string): void {
-    if (code === 0) return;
-    const message = this.stream.streamLastError();
-    throw new ArrowCDeviceError(context ? `${context}: ${message}` : message, code);
+    if (code !== 0) throw this.error(code, this.stream.streamLastError(), context);
   }
 
   // ==== devices (issue 4): the exports of csrc/bindings_device.cpp ===========
@@ -219,24 +223,13 @@ export class Core {
 
   /** The simulated devices' exports: moves between devices, validation, accounting. */
   get device(): DeviceExports {
-    if (this.#deviceExports === undefined) {
-      const m = this.m as unknown as Record<string, unknown>;
-      const out: Record<string, unknown> = {};
-      for (const name of DEVICE_EXPORTS) {
-        const f = m[name];
-        if (typeof f !== 'function') throw new Error(`the wasm core has no export ${name}: rebuild it (./build.sh)`);
-        out[name] = f;
-      }
-      this.#deviceExports = Object.freeze(out) as unknown as DeviceExports;
-    }
+    this.#deviceExports ??= this.exportsNamed<DeviceExports>(DEVICE_EXPORTS);
     return this.#deviceExports;
   }
 
   /** Throws the device exports' last error when code is not 0. */
   checkDevice(code: number, context?: string): void {
-    if (code === 0) return;
-    const message = this.device.deviceLastError();
-    throw new ArrowCDeviceError(context ? `${context}: ${message}` : message, code);
+    if (code !== 0) throw this.error(code, this.device.deviceLastError(), context);
   }
 }
 

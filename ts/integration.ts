@@ -12,16 +12,10 @@ import { readField } from './import.js';
 import { readIntegrationJson, type IntegrationFile } from './json/read.js';
 import { readRaw, writeRaw } from './raw.js';
 import { compareRaw } from './raw-values.js';
-import { fieldsEqual, typeToString, type DataType, type Field, type Schema } from './types.js';
+import { fieldsEqual, recordBatchField, typeToString } from './types.js';
 
 /** The validation level the protocol imports at: everything, contents included. */
 const FULL = 3;
-
-/** A record batch's schema as the C interface has it: a struct with the schema metadata. */
-export function batchField(schema: Schema): Field {
-  const type: DataType = { kind: 'struct', children: schema.fields };
-  return { name: '', type, nullable: false, metadata: schema.metadata };
-}
 
 export class CDataIntegration {
   private readonly files = new Map<string, IntegrationFile>();
@@ -56,7 +50,7 @@ export class CDataIntegration {
 
   /** Writes the file's schema into the (caller-allocated, uninitialized) ArrowSchema at out. */
   CDataIntegration_ExportSchemaFromJson(jsonPath: string, out: number): string | null {
-    return attempt(() => writeSchema(this.core, out, batchField(this.file(jsonPath).schema)));
+    return attempt(() => writeSchema(this.core, out, recordBatchField(this.file(jsonPath).schema)));
   }
 
   /** Takes ownership of the ArrowSchema at schema (releases it) and compares it with the file's. */
@@ -65,7 +59,7 @@ export class CDataIntegration {
       try {
         this.core.schemaValidate(schema);
         const found = readField(this.core.structs, schema);
-        const expected = batchField(this.file(jsonPath).schema);
+        const expected = recordBatchField(this.file(jsonPath).schema);
         if (!fieldsEqual({ ...found, name: '' }, expected)) {
           throw new Error(`schema: expected ${typeToString(expected.type)}, found ${typeToString(found.type)} ` +
             '(or their names, nullability or metadata differ)');
@@ -91,7 +85,7 @@ export class CDataIntegration {
       const schemaPtr = core.alloc(core.structs.size('ArrowSchema'));
       try {
         const expected = this.batch(jsonPath, numBatch);
-        writeSchema(core, schemaPtr, batchField(this.file(jsonPath).schema));
+        writeSchema(core, schemaPtr, recordBatchField(this.file(jsonPath).schema));
         core.arrayValidate(schemaPtr, batch, FULL);
         const found = readRaw(core, batch, expected.type, 'copy');
         const differences = compareRaw(expected, found, `batch ${numBatch}`);

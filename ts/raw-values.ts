@@ -257,7 +257,7 @@ export function rawValues(raw: RawArray, path = 'array'): unknown[] {
 }
 
 /** JSON text of a plain value that tells -0 from 0. */
-function show(v: unknown): string {
+export function show(v: unknown): string {
   return JSON.stringify(v, (_, x: unknown) => (typeof x === 'number' && Object.is(x, -0) ? '-0' : x)) ?? 'undefined';
 }
 

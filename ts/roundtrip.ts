@@ -8,12 +8,11 @@ import type * as arrow from 'apache-arrow';
 import type { ArrowCDevice, Imported, ExportedArray, RawImport, ValidationLevel } from './api.js';
 import { compareBatches, schemaDifferences, type Mismatch } from './compare.js';
 import { parseDevice, type Device, type DeviceSpec } from './device.js';
-import { batchField } from './integration.js';
 import { readIpc } from './ipc/read.js';
 import { readIntegrationJson, type IntegrationFile } from './json/read.js';
-import { rawValues } from './raw-values.js';
+import { rawValues, show } from './raw-values.js';
 import type { RawArray } from './raw.js';
-import { fieldsEqual, metadataEqual, typeToString, typesEqual, type Field } from './types.js';
+import { fieldsEqual, metadataEqual, recordBatchField, typeToString, typesEqual, type Field } from './types.js';
 
 /** Which reader made the batches: apache-arrow, this library's IPC reader, or its JSON reader. */
 export type ReaderName = 'apache-arrow' | 'own' | 'json';
@@ -101,7 +100,7 @@ export function roundtripTable(acd: ArrowCDevice, table: arrow.Table, file: stri
 /** Every batch of a raw file (integration JSON, or IPC read by this library), through raw export and import. */
 export function roundtripRaw(acd: ArrowCDevice, file: IntegrationFile, name: string, options: RoundtripOptions = {},
   reader: ReaderName = 'own'): RoundtripSummary {
-  const field = batchField(file.schema);
+  const field = recordBatchField(file.schema);
   const mode = options.mode ?? 'copy';
   const result = measured(acd, options, file.batches.length, (b, device, mismatches) => {
     const batch = file.batches[b];
@@ -121,11 +120,6 @@ export function roundtripRaw(acd: ArrowCDevice, file: IntegrationFile, name: str
     ...result, file: name, reader, batches: file.batches.length,
     rows: file.batches.reduce((n, batch) => n + batch.length, 0), columns: file.schema.fields.length,
   };
-}
-
-/** JSON text of a plain value that tells -0 from 0. */
-function show(v: unknown): string {
-  return JSON.stringify(v, (_, x: unknown) => (typeof x === 'number' && Object.is(x, -0) ? '-0' : x)) ?? 'undefined';
 }
 
 const describeField = (f: Field) => `${f.name}: ${typeToString(f.type)}${f.nullable ? '' : ' not null'}`;

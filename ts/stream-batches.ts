@@ -10,7 +10,7 @@ import { parseDevice, type Device, type DeviceSpec } from './device.js';
 import { ArrowCDeviceError, EINVAL } from './errors.js';
 import { writeArray } from './export.js';
 import { constants } from './generated/layout.js';
-import { fieldsEqual, typeToString, type DataType, type Field, type Schema } from './types.js';
+import { fieldsEqual, recordBatchField, typeToString, type Field } from './types.js';
 
 export type { Device, DeviceSpec };
 
@@ -21,18 +21,12 @@ export function streamDevice(spec: DeviceSpec | Device | undefined): Device {
   return spec === undefined ? CPU : parseDevice(spec);
 }
 
-/** A record batch schema as the C interface has it: a struct with the batch metadata. */
-export function structField(s: Schema): Field {
-  const type: DataType = { kind: 'struct', children: s.fields };
-  return { name: '', type, nullable: false, metadata: s.metadata };
-}
-
 export function batchField(batch: arrow.RecordBatch): Field {
-  return structField(fromArrowBatch(batch));
+  return recordBatchField(fromArrowBatch(batch));
 }
 
 export function schemaField(schema: arrow.Schema): Field {
-  return structField(fromArrowSchema(schema));
+  return recordBatchField(fromArrowSchema(schema));
 }
 
 /** Throws EINVAL unless batch has the stream's schema. */

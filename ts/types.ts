@@ -131,6 +131,11 @@ function fieldToString(f: Field): string {
   return `${f.name}: ${typeToString(f.type)}${f.nullable ? '' : ' not null'}`;
 }
 
+/** A record batch's schema as the C interface has it: a struct with the schema's metadata. */
+export function recordBatchField(schema: Schema): Field {
+  return { name: '', type: { kind: 'struct', children: schema.fields }, nullable: false, metadata: schema.metadata };
+}
+
 /** The fields an ArrowSchema of this type has as children. */
 export function childFields(type: DataType): readonly Field[] {
   switch (type.kind) {
