@@ -1,6 +1,7 @@
 // ArrowSchema.metadata: an int32 pair count, then per pair an int32 key
 // length, the key bytes, an int32 value length and the value bytes, all
-// integers in native endianness and with no alignment guarantee.
+// integers in native endianness and with no alignment guarantee. Keys and
+// values are binary strings (the spec): any bytes, UTF-8 or not.
 
 #include <errno.h>
 #include <inttypes.h>
@@ -34,7 +35,7 @@ static int64_t AcdMetadataPastEnd(struct AcdError* error, const char* what, int6
   return -1;
 }
 
-// Reads one length-prefixed, UTF-8 string at *offset ("key 2", "value 0").
+// Skips one length-prefixed binary string at *offset ("key 2", "value 0").
 static int64_t AcdMetadataReadString(const char* metadata, int64_t limit, int64_t* offset,
                                      const char* part, int32_t index, struct AcdError* error) {
   char what[48];
@@ -53,14 +54,6 @@ static int64_t AcdMetadataReadString(const char* metadata, int64_t limit, int64_
   snprintf(what, sizeof(what), "%s %" PRId32, part, index);
   if (!AcdMetadataReadable(metadata, limit, *offset, length)) {
     return AcdMetadataPastEnd(error, what, limit, *offset, length);
-  }
-  int64_t bad = AcdUtf8Validate(metadata + *offset, length);
-  if (bad >= 0) {
-    AcdErrorSet(error, EINVAL,
-                "metadata: %s is not valid UTF-8 (invalid sequence at byte %" PRId64
-                " of %" PRId32 ")",
-                what, bad, length);
-    return -1;
   }
   *offset += length;
   return 0;

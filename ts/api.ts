@@ -13,7 +13,7 @@ import { ArrowCDeviceError, EINVAL, ENODEV, ENOSYS } from './errors.js';
 import { writeArray, writeSchema } from './export.js';
 import { constants } from './generated/layout.js';
 import { Handle } from './handles.js';
-import { readData, readField, type ImportMode } from './import.js';
+import { buildArrow, readData, readField, type ImportMode } from './import.js';
 import { AsyncStreamConsumer, produceAsync, type AsyncBatchSource, type AsyncConsumerOptions, type ProduceAsyncOptions, type ProducerStats } from './async-stream.js';
 import {
   exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream,
@@ -110,24 +110,32 @@ export class ImportedSchema extends Handle {
 }
 
 /**
- * Imported data. In copy mode it owns nothing in wasm memory. In view mode
- * it owns the moved C array until release(); `value` is rebuilt over the new
+ * Imported data. In copy mode it owns only JS memory: the C array was
+ * released during the import, so `value` is never rebuilt. In view mode it
+ * owns the moved C array until release(); `value` is rebuilt over the new
  * buffer if wasm memory grew (views made earlier are then detached).
  */
 export class Imported<T> extends Handle {
   #value: T;
   #buffer: ArrayBufferLike;
+  readonly #rebuild: (() => T) | null;
 
-  constructor(private readonly core: Core, private readonly build: () => T, cleanup: () => void) {
+  /**
+   * `value` is built before the handle exists, so a failed read leaves no
+   * half-built handle whose finalizer would free what the caller took back.
+   * `rebuild` (view mode only) reads the owned C array again.
+   */
+  constructor(private readonly core: Core, value: T, rebuild: (() => T) | null, cleanup: () => void) {
     super(cleanup);
-    this.#value = build();
+    this.#value = value;
+    this.#rebuild = rebuild;
     this.#buffer = core.memory.buffer;
   }
 
   get value(): T {
     if (this.released) throw new ArrowCDeviceError('imported data used after release()', EINVAL);
-    if (this.#buffer !== this.core.memory.buffer) {
-      this.#value = this.build();
+    if (this.#rebuild !== null && this.#buffer !== this.core.memory.buffer) {
+      this.#value = this.#rebuild();
       this.#buffer = this.core.memory.buffer;
     }
     return this.#value;
@@ -339,13 +347,19 @@ export class ArrowCDevice {
 
   /** Reads a moved struct array as a record batch, with the options' conversions. */
   private batchReader(options: ImportOptions): Reader<arrow.RecordBatch> {
-    return (s, ptr, mode) => toBatch(s, readData(this.core, ptr, s.field.type, mode, options.convert), options.convert);
+    return (s, ptr, mode) => {
+      const data = readData(this.core, ptr, s.field.type, mode, options.convert);
+      return buildArrow('array', () => toBatch(s, data, options.convert));
+    };
   }
 
   /** Takes ownership of an ArrowArray of any type and imports it as a Vector. */
   importVector(schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<arrow.Vector> {
     return this.importArray(schema, array, 'ArrowArray', options,
-      (s, ptr, mode) => new arrow.Vector([readData(this.core, ptr, s.field.type, mode, options.convert)]));
+      (s, ptr, mode) => {
+        const data = readData(this.core, ptr, s.field.type, mode, options.convert);
+        return buildArrow('array', () => new arrow.Vector([data]));
+      });
   }
 
   private notOnCpu(deviceArray: number): ArrowCDeviceError {
@@ -380,14 +394,16 @@ export class ArrowCDevice {
       core.arrayMove(arrayPtr, own);
       const owned = own;
       const build = () => read(schema, owned, mode);
+      // Built before any handle exists: on failure the catch below is the only owner.
+      const value = build();
       if (mode === 'copy') {
-        const result = new Imported(core, build, () => {});
+        own = 0;
         core.arrayRelease(owned);
         core.free(owned);
         if (ownsSchema) schema.release();
-        return result;
+        return new Imported(core, value, null, () => {});
       }
-      return new Imported(core, build, () => {
+      return new Imported(core, value, build, () => {
         core.arrayRelease(owned);
         core.free(owned);
         if (ownsSchema) schema.release();

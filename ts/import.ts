@@ -4,6 +4,7 @@
 import type * as arrow from 'apache-arrow';
 import { toArrowData, type Conversion } from './arrow-data.js';
 import type { Core } from './core.js';
+import { ArrowCDeviceError, EINVAL } from './errors.js';
 import { typeFromFormat } from './format.js';
 import { decodeMetadata } from './metadata.js';
 import { readRaw, type ImportMode } from './raw.js';
@@ -18,6 +19,7 @@ export function readField(s: StructReader, ptr: number, path = 'schema'): Field 
   const namePtr = s.ptr('ArrowSchema', ptr, 'name');
   const name = namePtr === 0 ? '' : s.cString(namePtr, `${path}.name`);
   const metadataPtr = s.ptr('ArrowSchema', ptr, 'metadata');
+  if (metadataPtr !== 0) s.checkRange(metadataPtr, 4, `${path}.metadata`);
   const metadata = metadataPtr === 0 ? null : decodeMetadata(new Uint8Array(s.view.buffer, metadataPtr));
   const flags = s.i64('ArrowSchema', ptr, 'flags');
   const n = s.i64('ArrowSchema', ptr, 'n_children');
@@ -38,5 +40,25 @@ export function readField(s: StructReader, ptr: number, path = 'schema'): Field 
  * unless `convert` names them.
  */
 export function readData(core: Core, ptr: number, type: DataType, mode: ImportMode, convert: readonly Conversion[] = []): arrow.Data {
-  return toArrowData(readRaw(core, ptr, type, mode), convert);
+  const raw = readRaw(core, ptr, type, mode);
+  return buildArrow('array', () => toArrowData(raw, convert));
+}
+
+/**
+ * Runs an apache-arrow construction step over data this library has read
+ * within bounds. Below 'full' the data may still break apache-arrow's own
+ * assumptions (a child shorter than its parent, offsets out of order), and it
+ * throws a RangeError or TypeError: that becomes an ArrowCDeviceError whose
+ * `cause` is the original, so that a fuzzer can still tell it apart. Other
+ * exceptions (ours, or a ReferenceError of a genuine bug) pass unchanged.
+ */
+export function buildArrow<T>(what: string, build: () => T): T {
+  try {
+    return build();
+  } catch (e) {
+    if (!(e instanceof RangeError || e instanceof TypeError)) throw e;
+    const error = new ArrowCDeviceError(`${what}: apache-arrow cannot build it (${e.name}: ${e.message})`, EINVAL);
+    Object.defineProperty(error, 'cause', { value: e, enumerable: false });
+    throw error;
+  }
 }

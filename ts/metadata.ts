@@ -1,20 +1,82 @@
 // ArrowSchema.metadata encoding: int32 pair count, then per pair int32 key
 // length, key bytes, int32 value length, value bytes. Integers are native
 // endian, which on wasm (and every host we run on) is little-endian.
+//
+// Keys and values are binary strings (the spec), usually UTF-8. They are
+// JS strings here, as apache-arrow's metadata are, and stay byte-exact both
+// ways with Python's "surrogateescape" (PEP 383): a byte that is not part of
+// a valid UTF-8 sequence (always 0x80..0xFF) becomes the lone surrogate
+// U+DC80..U+DCFF, and encoding turns such a surrogate back into its byte.
+// So any bytes decode and re-encode to themselves; valid UTF-8 decodes as
+// usual, since it never encodes a surrogate.
 
 import { ArrowCDeviceError } from './errors.js';
 import type { Metadata } from './types.js';
 
 const encoder = new TextEncoder();
-// fatal: invalid UTF-8 is an error, not U+FFFD; ignoreBOM: keep a leading BOM.
+// fatal: the fast path; invalid UTF-8 takes the escaping decoder. ignoreBOM: keep a leading BOM.
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const LONE_SURROGATE = /\p{Surrogate}/u;
 const INT32_MAX = 2147483647;
+const ESCAPE_BASE = 0xdc00;
 
 function encodeString(s: string, what: string): Uint8Array {
-  // TextEncoder would silently turn a lone surrogate into U+FFFD.
-  if (LONE_SURROGATE.test(s)) throw new ArrowCDeviceError(`metadata ${what}: not well-formed UTF-16 (lone surrogate)`);
-  return encoder.encode(s);
+  if (!LONE_SURROGATE.test(s)) return encoder.encode(s);
+  const out: number[] = [];
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (c >= 0xdc80 && c <= 0xdcff) {
+      out.push(c - ESCAPE_BASE);
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      // TextEncoder would silently turn it into U+FFFD.
+      throw new ArrowCDeviceError(`metadata ${what}: not well-formed UTF-16 (lone surrogate U+${c.toString(16).toUpperCase()}, ` +
+        'only U+DC80..U+DCFF stand for bytes)');
+    } else {
+      out.push(...encoder.encode(ch));
+    }
+  }
+  return Uint8Array.from(out);
+}
+
+/** The length of the valid UTF-8 sequence at b[i] (RFC 3629, as csrc/utf8.c), or 0. */
+function sequenceLength(b: Uint8Array, i: number, end: number): number {
+  const c = b[i];
+  if (c < 0x80) return 1;
+  let n: number;
+  let lo = 0x80;
+  let hi = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c === 0xe0) lo = 0xa0;
+    if (c === 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c === 0xf0) lo = 0x90;
+    if (c === 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (end - i < n || b[i + 1] < lo || b[i + 1] > hi) return 0;
+  for (let k = 2; k < n; k++) if (b[i + k] < 0x80 || b[i + k] > 0xbf) return 0;
+  return n;
+}
+
+/** Bytes as a string, every byte outside a valid UTF-8 sequence as U+DC80..U+DCFF. */
+function decodeEscaped(b: Uint8Array): string {
+  let out = '';
+  let run = 0;
+  for (let i = 0; i < b.length;) {
+    const n = sequenceLength(b, i, b.length);
+    if (n > 0) {
+      i += n;
+      continue;
+    }
+    out += decoder.decode(b.subarray(run, i)) + String.fromCharCode(ESCAPE_BASE + b[i]);
+    run = ++i;
+  }
+  return out + decoder.decode(b.subarray(run));
 }
 
 /**
@@ -44,7 +106,8 @@ export function encodeMetadata(m: Metadata | null | undefined): Uint8Array | nul
 }
 
 /**
- * Decodes ArrowSchema.metadata bytes. Bytes after the last pair are ignored,
+ * Decodes ArrowSchema.metadata bytes (invalid UTF-8 escaped, see above).
+ * Bytes after the last pair are ignored,
  * so a view running past the end of the encoding is fine. Duplicate keys:
  * the last value wins. Throws ArrowCDeviceError (EINVAL) naming the key or
  * value and the byte offset when the bytes are malformed.
@@ -71,11 +134,12 @@ export function decodeMetadata(bytes: Uint8Array): Metadata {
     if (end > bytes.length) {
       throw new ArrowCDeviceError(`metadata ${what} at byte offset ${at}: length ${length} runs past the end (${bytes.length - offset} bytes left)`);
     }
+    const b = shared ? bytes.slice(offset, end) : bytes.subarray(offset, end);
     let s: string;
     try {
-      s = decoder.decode(shared ? bytes.slice(offset, end) : bytes.subarray(offset, end));
+      s = decoder.decode(b);
     } catch {
-      throw new ArrowCDeviceError(`metadata ${what} at byte offset ${at}: invalid UTF-8`);
+      s = decodeEscaped(b);
     }
     offset = end;
     return s;

@@ -89,19 +89,27 @@ export function readRaw(core: Core, ptr: number, type: DataType, mode: ImportMod
 }
 
 function readNode(s: StructReader, t: ByteTaker, ptr: number, type: DataType, path: string): RawArray {
+  // Bounds-checked reads even at validate: 'none', naming the node.
+  s.checkRange(ptr, s.size('ArrowArray'), path);
   const length = s.i64('ArrowArray', ptr, 'length');
   const offset = s.i64('ArrowArray', ptr, 'offset');
   const nullCount = s.i64('ArrowArray', ptr, 'null_count');
   const nBuffers = s.i64('ArrowArray', ptr, 'n_buffers');
   const bufferArray = s.ptr('ArrowArray', ptr, 'buffers');
   const childArray = s.ptr('ArrowArray', ptr, 'children');
-  const address = (i: number) => s.ptrAt(bufferArray + i * s.layout.pointerSize);
+  const address = (i: number) => {
+    if (i < 0 || i >= nBuffers) throw new ArrowCDeviceError(`${path}.n_buffers: expected more than ${i}, found ${nBuffers}`, EINVAL);
+    s.checkRange(bufferArray, (i + 1) * s.layout.pointerSize, `${path}.buffers`);
+    return s.ptrAt(bufferArray + i * s.layout.pointerSize);
+  };
   const take = (i: number, size: number) => {
     const at = address(i);
     return at === 0 && size === 0 ? null : t.take(at, size, `${path}.buffers[${i}]`);
   };
-  const child = (i: number, childType: DataType) =>
-    readNode(s, t, s.ptrAt(childArray + i * s.layout.pointerSize), childType, `${path}.children[${i}]`);
+  const child = (i: number, childType: DataType) => {
+    s.checkRange(childArray, (i + 1) * s.layout.pointerSize, `${path}.children`);
+    return readNode(s, t, s.ptrAt(childArray + i * s.layout.pointerSize), childType, `${path}.children[${i}]`);
+  };
   const phys = offset + length;
   const buffers: (Uint8Array | null)[] = [];
   if (hasValidity(type)) buffers.push(address(0) === 0 ? null : take(0, bitmapBytes(phys)));

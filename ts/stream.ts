@@ -348,12 +348,14 @@ function importStream(acd: ArrowCDevice, kind: StreamKind, ptr: number, options:
     moveBack();
     throw new ArrowCDeviceError(message, code);
   }
-  let schema: ImportedSchema;
+  let schema: ImportedSchema | undefined;
   try {
     schema = acd.importSchema(schemaPtr);
     schema.schema; // a record batch schema: a struct
   } catch (e) {
-    core.schemaRelease(schemaPtr); // ours since get_schema succeeded
+    // Ours since get_schema succeeded: moved into `schema` when its import did.
+    if (schema === undefined) core.schemaRelease(schemaPtr);
+    else schema.release();
     moveBack();
     throw e;
   }

@@ -27,20 +27,30 @@ export class StructReader {
     }
   }
 
-  private at(struct: StructName, base: number, field: string): number {
+  /**
+   * The address of a field, after checking that `size` bytes there lie in the
+   * memory and the struct is not at NULL: even unvalidated structs
+   * (validate: 'none') give the library's error, never a RangeError.
+   */
+  private at(struct: StructName, base: number, field: string, size = 8): number {
     const offset = this.offsets[struct][field];
     if (offset === undefined) throw new Error(`layout: ${struct} has no field ${field}`);
-    return base + offset;
+    const address = base + offset;
+    if (!(base > 0 && address + size <= this.view.byteLength)) this.checkRange(base > 0 ? address : base, size, `${struct}.${field}`);
+    return address;
   }
 
   /** A pointer field (or a function pointer: a table index on wasm). */
   ptr(struct: StructName, base: number, field: string): number {
-    return this.ptrAt(this.at(struct, base, field));
+    return this.ptrAt(this.at(struct, base, field, this.layout.pointerSize));
   }
 
+  /** The pointer stored at address (bounds-checked like every read here). */
   ptrAt(address: number): number {
     const v = this.view;
-    return this.layout.pointerSize === 4
+    const size = this.layout.pointerSize;
+    if (!(address >= 0 && address + size <= v.byteLength)) this.checkRange(address, size, 'pointer');
+    return size === 4
       ? v.getUint32(address, true)
       : Number(v.getBigUint64(address, true));
   }
@@ -49,7 +59,7 @@ export class StructReader {
   i64(struct: StructName, base: number, field: string): number {
     // Two 32-bit halves: no BigInt on the hot path. The value is safe when the
     // high word is within ±2^21 (|value| < 2^53).
-    const address = this.at(struct, base, field);
+    const address = this.at(struct, base, field, 8);
     const v = this.view;
     const high = v.getInt32(address + Int32Array.BYTES_PER_ELEMENT, true);
     if (high >= 0x200000 || high < -0x200000) {
@@ -63,7 +73,7 @@ export class StructReader {
   }
 
   i32(struct: StructName, base: number, field: string): number {
-    return this.view.getInt32(this.at(struct, base, field), true);
+    return this.view.getInt32(this.at(struct, base, field, 4), true);
   }
 
   setI64(struct: StructName, base: number, field: string, value: number | bigint): void {
@@ -71,7 +81,7 @@ export class StructReader {
   }
 
   setPtr(struct: StructName, base: number, field: string, value: number): void {
-    const address = this.at(struct, base, field);
+    const address = this.at(struct, base, field, this.layout.pointerSize);
     if (this.layout.pointerSize === 4) this.view.setUint32(address, value, true);
     else this.view.setBigUint64(address, BigInt(value), true);
   }
@@ -81,7 +91,9 @@ export class StructReader {
   }
 
   offsetOf(struct: StructName, field: string): number {
-    return this.at(struct, 0, field);
+    const offset = this.offsets[struct][field];
+    if (offset === undefined) throw new Error(`layout: ${struct} has no field ${field}`);
+    return offset;
   }
 
   /** A NUL-terminated UTF-8 string, bounded by the memory. */
@@ -94,12 +106,25 @@ export class StructReader {
     if (end - address <= 32) {
       let ascii = '';
       for (let i = address; i < end; i++) {
-        if (bytes[i] >= 0x80) return utf8.decode(bytes.subarray(address, end));
+        if (bytes[i] >= 0x80) return decodeUtf8(bytes.subarray(address, end), what);
         ascii += String.fromCharCode(bytes[i]);
       }
       return ascii;
     }
-    return utf8.decode(bytes.subarray(address, end));
+    return decodeUtf8(bytes.subarray(address, end), what);
+  }
+}
+
+/**
+ * The validator checked the string, so invalid UTF-8 here means its bytes
+ * changed since (a producer's pointer into memory it had freed): the
+ * library's error, not TextDecoder's TypeError.
+ */
+function decodeUtf8(bytes: Uint8Array, what: string): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new ArrowCDeviceError(`${what}: not valid UTF-8 (its bytes changed after validation, or it was not validated)`, EINVAL);
   }
 }
 

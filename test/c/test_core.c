@@ -324,16 +324,18 @@ static void TestMetadata(void) {
   n = PutInt(buffer, 0, 1);
   n = PutString(buffer, n, "k\xff");
   n = PutString(buffer, n, "v");
-  CHECK(AcdMetadataSize(buffer, -1, &error) == -1);
-  CHECK(strstr(error.message, "metadata: key 0 is not valid UTF-8") != NULL);
+  // Binary strings, not necessarily UTF-8 (the spec; pyarrow exports them).
+  CHECK(AcdMetadataSize(buffer, -1, &error) == (int64_t)n);
 
   n = PutInt(buffer, 0, 2);
   n = PutString(buffer, n, "k");
   n = PutString(buffer, n, "v");
   n = PutString(buffer, n, "k2");
   n = PutString(buffer, n, "\xed\xa0\x80");
-  CHECK(AcdMetadataSize(buffer, -1, &error) == -1);
-  CHECK(strstr(error.message, "metadata: value 1 is not valid UTF-8") != NULL);
+  CHECK(AcdMetadataSize(buffer, -1, &error) == (int64_t)n);
+  n = PutInt(buffer, 0, 1);
+  n = PutString(buffer, n, "k");
+  n = PutInt(buffer, n, -1);
   CHECK(AcdMetadataSize(buffer, -1, NULL) == -1);
 }
 
