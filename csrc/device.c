@@ -121,12 +121,7 @@ int AcdDeviceResolve(ArrowDeviceType device_type, int64_t device_id, struct AcdD
                        device_type);
   }
   if (device_type == ARROW_DEVICE_CPU) {
-    if (device_id != -1) {
-      return AcdErrorSet(error, ENODEV,
-                         "device_id: expected -1 for ARROW_DEVICE_CPU (it has no ids), "
-                         "found %" PRId64,
-                         device_id);
-    }
+    // One CPU, whatever the id: the spec only recommends -1 (Arrow C++ ignores it too).
     *out = AcdDeviceCpu();
     return ACD_OK;
   }

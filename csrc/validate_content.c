@@ -1,5 +1,7 @@
 // FULL validation: every offset, view, type id and dictionary index
-// that a reader would follow, plus UTF-8 and null counts. Runs after the
+// that a reader would follow, plus UTF-8, null counts, and the values Arrow
+// C++ rejects at full validation (date64 not in whole days, decimals wider
+// than their precision). Runs after the
 // array's buffers were checked readable for their sizes (DEFAULT), so reads
 // within offset + length are safe; anything read through a value (an offset,
 // a view) is bounds-checked here before it is followed.
@@ -219,6 +221,76 @@ static int AcdValidateIndices(struct AcdValidation* v, const struct AcdArrayNode
   return ACD_OK;
 }
 
+#define ACD_MS_PER_DAY INT64_C(86400000)
+
+// A date64 counts days in milliseconds: every valid value is a whole day.
+static int AcdValidateDate64(struct AcdValidation* v, const struct AcdArrayNode* node) {
+  const struct ArrowArray* a = node->array;
+  for (int64_t i = a->offset; i < node->end; i++) {
+    if (!AcdSlotValid(node, i)) continue;
+    int64_t ms = AcdReadInt(a->buffers[1], i, 8);
+    if (ms % ACD_MS_PER_DAY != 0) {
+      return AcdValidationFail(v, NULL, EINVAL,
+                               "date64 value %" PRId64 " is %" PRId64
+                               " ms, not a whole number of days (a multiple of %" PRId64 ")",
+                               i - a->offset, ms, ACD_MS_PER_DAY);
+    }
+  }
+  return ACD_OK;
+}
+
+// Decimals as little-endian 32-bit limbs: up to 256 bits, plus one so that
+// 10^precision never overflows (precision <= 76 < log10(2^256) anyway).
+#define ACD_DECIMAL_LIMBS 9
+
+// |value| of `width` bytes of little-endian two's complement, as limbs.
+static void AcdDecimalMagnitude(const uint8_t* value, int width, uint32_t* out) {
+  memset(out, 0, ACD_DECIMAL_LIMBS * sizeof(uint32_t));
+  memcpy(out, value, (size_t)width);  // limbs are little-endian on every target
+  int n = width / 4;
+  if ((value[width - 1] & 0x80) == 0) return;
+  uint64_t carry = 1;
+  for (int k = 0; k < n; k++) {
+    uint64_t x = (uint64_t)(uint32_t)~out[k] + carry;
+    out[k] = (uint32_t)x;
+    carry = x >> 32;
+  }
+}
+
+// Whether a >= b, limb by limb from the top.
+static int AcdLimbsAtLeast(const uint32_t* a, const uint32_t* b) {
+  for (int k = ACD_DECIMAL_LIMBS - 1; k >= 0; k--) {
+    if (a[k] != b[k]) return a[k] > b[k];
+  }
+  return 1;
+}
+
+// Every valid value has at most `precision` digits: |value| < 10^precision.
+static int AcdValidateDecimals(struct AcdValidation* v, const struct AcdArrayNode* node) {
+  const struct ArrowArray* a = node->array;
+  int width = node->format.byte_width;
+  uint32_t limit[ACD_DECIMAL_LIMBS] = {1};
+  for (int32_t d = 0; d < node->format.precision; d++) {
+    uint64_t carry = 0;
+    for (int k = 0; k < ACD_DECIMAL_LIMBS; k++) {
+      uint64_t x = (uint64_t)limit[k] * 10 + carry;
+      limit[k] = (uint32_t)x;
+      carry = x >> 32;
+    }
+  }
+  uint32_t magnitude[ACD_DECIMAL_LIMBS];
+  for (int64_t i = a->offset; i < node->end; i++) {
+    if (!AcdSlotValid(node, i)) continue;
+    AcdDecimalMagnitude((const uint8_t*)a->buffers[1] + i * width, width, magnitude);
+    if (AcdLimbsAtLeast(magnitude, limit)) {
+      return AcdValidationFail(v, NULL, EINVAL, "%s(%d, %d) value %" PRId64 " has more than %d digits",
+                               AcdTypeName(node->format.type), (int)node->format.precision,
+                               (int)node->format.scale, i - a->offset, (int)node->format.precision);
+    }
+  }
+  return ACD_OK;
+}
+
 int AcdArrayValidateContent(struct AcdValidation* v, const struct AcdArrayNode* node) {
   int code = AcdValidateNullCount(v, node);
   if (code != ACD_OK) return code;
@@ -256,6 +328,15 @@ int AcdArrayValidateContent(struct AcdValidation* v, const struct AcdArrayNode* 
     case ACD_TYPE_DENSE_UNION:
     case ACD_TYPE_SPARSE_UNION:
       code = AcdValidateUnion(v, node);
+      break;
+    case ACD_TYPE_DATE64:
+      code = AcdValidateDate64(v, node);
+      break;
+    case ACD_TYPE_DECIMAL32:
+    case ACD_TYPE_DECIMAL64:
+    case ACD_TYPE_DECIMAL128:
+    case ACD_TYPE_DECIMAL256:
+      code = AcdValidateDecimals(v, node);
       break;
     default:
       break;

@@ -225,18 +225,27 @@ describe('item 5: leaks and foreign exception types', () => {
 
   test('item 5: at validate none, what apache-arrow cannot build is an ArrowCDeviceError carrying the cause', () => {
     mark();
-    const s = acd.core.structs;
-    // A utf8 column whose offsets buffer is too short for apache-arrow's own reads is not
-    // reachable here; a struct column whose child is shorter than the batch is: arrow-js
-    // throws a RangeError or TypeError when it builds the batch over it.
-    const exported = acd.exportBatch(new arrow.Table({ s: arrow.vectorFromArray([{ a: 1 }, { a: 2 }], new arrow.Struct([new arrow.Field('a', new arrow.Int32())])) }).batches[0]);
-    const child = s.ptrAt(s.ptr('ArrowArray', exported.array, 'children'));
-    const original = s.i64('ArrowArray', child, 'n_children');
-    s.setI64('ArrowArray', child, 'n_children', 0);
-    const e = thrown(() => acd.importBatch(exported.schema, exported.array, { validate: 'none' }));
-    expect(e).toBeInstanceOf(ArrowCDeviceError);
-    s.setI64('ArrowArray', child, 'n_children', original);
-    exported.release();
+    // A list view of 2^40 values: only 'full' reads sizes, and the list apache-arrow's
+    // builder is given cannot be made (RangeError: invalid array length).
+    const type = t.largeListView(t.int32());
+    const raw: RawArray = {
+      type, length: 1, nullCount: 0, offset: 0, dictionary: null,
+      buffers: [null, u8(BigInt64Array.from([0n])), u8(BigInt64Array.from([2n ** 40n]))],
+      children: [leaf(t.int32(), Int32Array.from([1]), 1)],
+    };
+    for (const mode of ['copy', 'view'] as const) {
+      const exported = acd.exportRaw(t.field('v', type), raw);
+      const e = thrown(() => acd.importVector(exported.schema, exported.array, { mode, validate: 'none', convert: ['list_view'] }));
+      expect(e).toBeInstanceOf(ArrowCDeviceError);
+      expect((e as Error).message).toMatch(/^array: apache-arrow cannot build it \(RangeError: /);
+      expect((e as { cause?: unknown }).cause).toBeInstanceOf(RangeError);
+      // At 'full' the validator finds it first, naming the slot.
+      const full = thrown(() => acd.importVector(exported.schema, exported.array, { mode, validate: 'full', convert: ['list_view'] }));
+      expect(full).toBeInstanceOf(ArrowCDeviceError);
+      expect((full as { cause?: unknown }).cause).toBeUndefined();
+      expect(acd.core.structs.ptr('ArrowArray', exported.array, 'release')).not.toBe(0);
+      exported.release();
+    }
   });
 });
 
@@ -374,7 +383,7 @@ describe('item 7: spec deviations', () => {
     const bad = leaf(t.date('ms'), BigInt64Array.from([day, -day - 1n]), 2);
     expect(importAt(t.field('d', t.date('ms')), bad, 'default')).toBeNull();
     expect(importAt(t.field('d', t.date('ms')), bad, 'full')?.message)
-      .toBe('array: date64 value 1 is -86400001 ms, not a whole number of days (a multiple of 86400000)');
+      .toBe('root: date64 value 1 is -86400001 ms, not a whole number of days (a multiple of 86400000)');
     // A null slot holds anything.
     const nullSlot: RawArray = { ...bad, nullCount: 1, buffers: [Uint8Array.from([0b01]), bad.buffers[1]] };
     expect(importAt(t.field('d', t.date('ms')), nullSlot, 'full')).toBeNull();
@@ -404,7 +413,7 @@ describe('item 7: spec deviations', () => {
         const bad = leaf(type, decimals([1n, v], width), 2);
         expect(importAt(field, bad, 'default')).toBeNull();
         expect(importAt(field, bad, 'full')?.message)
-          .toBe(`array: decimal${bits}(${precision}, 2) value 1 has more than ${precision} digits`);
+          .toBe(`root: decimal${bits}(${precision}, 2) value 1 has more than ${precision} digits`);
       }
     });
 });

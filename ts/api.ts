@@ -466,7 +466,9 @@ export class ArrowCDevice {
     try {
       if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
       core.checkDevice(core.device.deviceArrayValidate(schema.ptr, ptr), 'ArrowDeviceArray');
-      const device = parseDevice({ type: s.i32('ArrowDeviceArray', ptr, 'device_type'), id: s.i64('ArrowDeviceArray', ptr, 'device_id') });
+      const type = s.i32('ArrowDeviceArray', ptr, 'device_type');
+      // A CPU array's device_id is only recommended to be -1 (0 is common): there is one CPU.
+      const device = parseDevice(type === constants.ARROW_DEVICE_CPU ? 'cpu' : { type, id: s.i64('ArrowDeviceArray', ptr, 'device_id') });
       own = core.alloc(s.size('ArrowDeviceArray'));
       schemaCopy = core.alloc(s.size('ArrowSchema'));
       // The handle owns a schema of its own: the moved one, or one written from the caller's.

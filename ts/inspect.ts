@@ -1,8 +1,19 @@
 // Shows ABI structs as they are in memory, field by field, straight from the
 // generated layout table: what the learner's sandbox and the demo print.
 
+import { constants } from './generated/layout.js';
 import type { StructName } from './layout-types.js';
-import type { StructReader } from './structs.js';
+import { StructReader } from './structs.js';
+
+/** What describeDeviceArray needs to wait on an event and read device memory: an ArrowCDevice. */
+export interface DeviceMemoryReader {
+  readonly core: { readonly structs: StructReader };
+  syncDeviceArray(ptr: number): void;
+  readDeviceMemory(address: number, size: number): Uint8Array;
+}
+
+/** The first bytes of a buffer in hex, or null when they may not be read. */
+type Preview = (address: number) => string | null;
 
 const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
 
@@ -33,10 +44,24 @@ function pointerValue(s: StructReader, owner: StructName, field: string, p: numb
   return hex(p);
 }
 
+const hexBytes = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
+
 /** Up to n bytes at address in hex, never past the end of the memory. */
 function bytesAt(s: StructReader, address: number, n: number): string {
   const bytes = new Uint8Array(s.view.buffer);
-  return [...bytes.subarray(address, Math.min(address + n, bytes.length))].map((b) => b.toString(16).padStart(2, '0')).join(' ');
+  return hexBytes(bytes.subarray(address, Math.min(address + n, bytes.length)));
+}
+
+/** Up to 16 bytes of any device's memory, read through the library (fewer near the end of a block). */
+function deviceBytesAt(lib: DeviceMemoryReader, address: number): string {
+  for (let n = 16; n >= 1; n /= 2) {
+    try {
+      return hexBytes(lib.readDeviceMemory(address, n));
+    } catch {
+      // Past the end of its block (or not device memory at all): try fewer bytes.
+    }
+  }
+  return '(unreadable)';
 }
 
 /** Lines for the children and dictionary of a schema or array node, each described by `describe`. */
@@ -59,21 +84,38 @@ export function describeSchema(s: StructReader, address: number, indent = ''): s
     ...describeDescendants(s, 'ArrowSchema', address, indent, (a, i) => describeSchema(s, a, i))];
 }
 
-/** An array tree with the first bytes of each buffer. */
-export function describeArray(s: StructReader, address: number, indent = ''): string[] {
+/** An array tree with the first bytes of each buffer (host memory). */
+export function describeArray(s: StructReader, address: number, indent = '', preview: Preview = (p) => bytesAt(s, p, 16)): string[] {
   const lines = describeStruct(s, 'ArrowArray', address, indent);
   const nBuffers = s.i64('ArrowArray', address, 'n_buffers');
   const buffers = s.ptr('ArrowArray', address, 'buffers');
   for (let i = 0; i < nBuffers; i++) {
     const p = s.ptrAt(buffers + i * s.layout.pointerSize);
-    const preview = p === 0 ? 'NULL' : `${hex(p)}: ${bytesAt(s, p, 16)} ...`;
-    lines.push(`${indent}  buffers[${i}] ${preview}`);
+    const bytes = p === 0 ? null : preview(p);
+    const text = p === 0 ? 'NULL' : bytes === null ? `${hex(p)} (device memory: not read without waiting on sync_event)` : `${hex(p)}: ${bytes} ...`;
+    lines.push(`${indent}  buffers[${i}] ${text}`);
   }
-  return [...lines, ...describeDescendants(s, 'ArrowArray', address, indent, (a, i) => describeArray(s, a, i))];
+  return [...lines, ...describeDescendants(s, 'ArrowArray', address, indent, (a, i) => describeArray(s, a, i, preview))];
 }
 
-/** A device array: its device fields, then the embedded array. */
-export function describeDeviceArray(s: StructReader, address: number): string[] {
+/**
+ * A device array: its device fields, then the embedded array. Buffer bytes
+ * of an array on the CPU are read as they are; those of any other device
+ * only through `source` as an ArrowCDevice, which first waits on the sync
+ * event (the producer's copies may be pending until then) and reads through
+ * the device. Given only a StructReader, such bytes are not shown.
+ */
+export function describeDeviceArray(source: StructReader | DeviceMemoryReader, address: number): string[] {
+  const lib = source instanceof StructReader ? null : source;
+  const s = lib === null ? (source as StructReader) : lib.core.structs;
+  const onCpu = s.i32('ArrowDeviceArray', address, 'device_type') === constants.ARROW_DEVICE_CPU &&
+    s.ptr('ArrowDeviceArray', address, 'sync_event') === 0;
+  let preview: Preview = (p) => bytesAt(s, p, 16);
+  if (!onCpu && lib === null) preview = () => null;
+  if (!onCpu && lib !== null) {
+    lib.syncDeviceArray(address);
+    preview = (p) => deviceBytesAt(lib, p);
+  }
   return [...describeStruct(s, 'ArrowDeviceArray', address),
-    ...describeArray(s, address + s.offsetOf('ArrowDeviceArray', 'array'), '  ')];
+    ...describeArray(s, address + s.offsetOf('ArrowDeviceArray', 'array'), '  ', preview)];
 }
