@@ -11,7 +11,7 @@ import { roundtripStream } from '../ts/stream-roundtrip.js';
 import { streamRuntime } from '../ts/stream-runtime.js';
 import { CBatchSource, cStream } from '../ts/stream-c.js';
 import { importDeviceArrayStream } from '../ts/stream.js';
-import { core, goldFiles, MODES } from './helpers.js';
+import { core, goldFiles, goldLevel, MODES } from './helpers.js';
 import { generatedRows, leakGuard, rowsOf, sampleBatches, tick } from './stream-helpers.js';
 
 let acd: ArrowCDevice;
@@ -344,7 +344,7 @@ describe('async round trips of the gold files (TS → C → TS)', () => {
   describe.each([[undefined, 'copy'], [undefined, 'view'], ['cuda', 'copy'], ['cuda', 'view']] as const)('device %s, %s mode', (device, mode) => {
     test.each(files)('%s', async (name, path) => {
       const table = arrow.tableFromIPC(readFileSync(path));
-      const summary = await roundtripStream(acd, table, 'async', mode, { file: name, device });
+      const summary = await roundtripStream(acd, table, 'async', mode, { file: name, device, validate: goldLevel(name) });
       expect(summary.errors).toEqual([]);
       expect(summary.mismatches).toEqual([]);
       expect({ bytes: summary.bytesLeaked, device: summary.deviceBytesLeaked, slots: summary.tableSlotsLeaked, objects: summary.objectsLeaked })

@@ -27,7 +27,7 @@ describe('roundtrip', () => {
   });
 
   test.each(['copy', 'view'])('integration JSON (gzip) in %s mode, read by the JSON reader, fully validated', (mode) => {
-    const r = run('roundtrip', join(GOLD, '1.0.0-littleendian', 'generated_decimal256.json.gz'), '--mode', mode, '--validate', 'full', '--json');
+    const r = run('roundtrip', join(GOLD, '1.0.0-littleendian', 'generated_nested.json.gz'), '--mode', mode, '--validate', 'full', '--json');
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, reader: 'json', mode, bytesLeaked: 0, mismatches: [], errors: [] });
   });

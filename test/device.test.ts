@@ -16,7 +16,7 @@ import { DeviceResident } from '../ts/device-resident.js';
 import { DEVICE_TYPES, deviceName, eventTypeOf, isHostAccessible, parseDevice, type DeviceTypeName } from '../ts/device.js';
 import { ArrowCDeviceError, EBUSY, EINVAL, ENODEV } from '../ts/errors.js';
 import { constants } from '../ts/generated/layout.js';
-import { core, GOLD, goldFiles, MODES, values } from './helpers.js';
+import { core, GOLD, goldFiles, goldLevel, MODES, values } from './helpers.js';
 
 let acd: ArrowCDevice;
 beforeAll(async () => { acd = await core(); });
@@ -486,7 +486,7 @@ describe.each(['cuda:1', 'webgpu'])('gold files through %s', (device) => {
     test.each(goldFiles().filter(([name]) => !ARROW_JS_MISREADS.test(name)))('%s', (name, path) => {
       const start = snapshot();
       const table = arrow.tableFromIPC(readFileSync(path));
-      const summary = roundtripTable(acd, table, name, mode, device);
+      const summary = roundtripTable(acd, table, name, mode, device, goldLevel(name));
       expect(summary.errors).toEqual([]);
       expect(summary.mismatches).toEqual([]);
       expect(summary.bytesLeaked).toBe(0);

@@ -11,7 +11,7 @@ import { roundtripStream } from '../ts/stream-roundtrip.js';
 import { BatchList, CBatchSource, cStream, drainStream } from '../ts/stream-c.js';
 import { exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream, type StreamKind } from '../ts/stream.js';
 import { streamRuntime } from '../ts/stream-runtime.js';
-import { core, goldFiles, MODES } from './helpers.js';
+import { core, goldFiles, goldLevel, MODES } from './helpers.js';
 import { generatedRows, isReleased, leakGuard, rowsOf, sampleBatches } from './stream-helpers.js';
 
 let acd: ArrowCDevice;
@@ -322,7 +322,7 @@ describe('stream round trips of the gold files (TS → C → TS)', () => {
   describe.each([[undefined, 'copy'], [undefined, 'view'], ['cuda', 'copy'], ['cuda', 'view']] as const)('device %s, %s mode', (device, mode) => {
     test.each(files)('%s', async (name, path) => {
       const table = arrow.tableFromIPC(readFileSync(path));
-      const summary = await roundtripStream(acd, table, 'stream', mode, { file: name, device });
+      const summary = await roundtripStream(acd, table, 'stream', mode, { file: name, device, validate: goldLevel(name) });
       expect(summary.errors).toEqual([]);
       expect(summary.mismatches).toEqual([]);
       expect({ bytes: summary.bytesLeaked, device: summary.deviceBytesLeaked, slots: summary.tableSlotsLeaked, objects: summary.objectsLeaked })

@@ -96,8 +96,10 @@ export class ImportedSchema extends Handle {
   readonly field: Field;
 
   constructor(core: Core, readonly ptr: number) {
+    // Read before the handle exists: when reading fails, the caller takes the struct back.
+    const field = readField(core.structs, ptr);
     super(() => { core.schemaRelease(ptr); core.free(ptr); });
-    this.field = readField(core.structs, ptr);
+    this.field = field;
   }
 
   /** The columns and metadata, when the schema is a struct (a record batch's). */

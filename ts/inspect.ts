@@ -20,6 +20,7 @@ const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
 /** One struct's fields as "name  value" lines (pointers in hex, strings quoted). */
 export function describeStruct(s: StructReader, name: StructName, address: number, indent = ''): string[] {
   const layout = s.layout.structs[name];
+  s.checkRange(address, layout.size, name);
   const lines = [`${indent}struct ${name} @ ${hex(address)} (${layout.size} bytes)`];
   const width = Math.max(...Object.keys(layout.fields).map((f) => f.length));
   for (const [field, f] of Object.entries(layout.fields)) {

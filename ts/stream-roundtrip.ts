@@ -10,7 +10,7 @@
 // and nothing may be left: bytes, table slots, stream objects.
 
 import type * as arrow from 'apache-arrow';
-import type { ArrowCDevice } from './api.js';
+import type { ArrowCDevice, ValidationLevel } from './api.js';
 import { compareBatches, schemaDifferences, type Mismatch } from './compare.js';
 import { AsyncStreamConsumer, CAsyncConsumer, produceAsync, startCAsyncProducer } from './async-stream.js';
 import { schemaField, streamDevice, CPU, type Device, type DeviceSpec } from './stream-batches.js';
@@ -36,6 +36,8 @@ export interface StreamRoundtripOptions {
   file?: string;
   /** Where the batches travel ('cpu' by default; 'cuda', 'cuda:1', ...); imported back with a copy to the host. */
   device?: DeviceSpec | Device;
+  /** Validation level of each import (the import's default when absent). */
+  validate?: ValidationLevel;
 }
 
 /**
@@ -53,7 +55,7 @@ export async function roundtripStream(acd: ArrowCDevice, table: arrow.Table, via
   const errors: string[] = [];
   let received = 0;
   // Non-CPU batches come back through a copy to the host.
-  const importOptions = device.type === CPU.type ? { mode } : { mode, device: 'copy' as const };
+  const importOptions = device.type === CPU.type ? { mode, validate: options.validate } : { mode, device: 'copy' as const, validate: options.validate };
 
   const check = (batch: arrow.RecordBatch, b: number) => {
     const sent = table.batches[b];
