@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
-import { AsyncStreamConsumer, CAsyncConsumer, makeHandler, makeTask, produceAsync, startCAsyncProducer } from '../ts/async-stream.js';
+import { AsyncStreamConsumer, CAsyncConsumer, makeHandler, makeTask, produceAsync, startCAsyncProducer, type ProducerStats } from '../ts/async-stream.js';
 import { EINVAL, EIO } from '../ts/errors.js';
 import { CBatchSource, cStream } from '../ts/stream-c.js';
 import { streamRuntime } from '../ts/stream-runtime.js';
@@ -239,6 +239,31 @@ describe('item 6: a stale copy of an ArrowAsyncTask', () => {
   });
 });
 
+test('item 6: a task handed over twice: the TS consumer\'s error says EINVAL and why', async () => {
+  const guard = leakGuard(acd);
+  const core = acd.core;
+  const c = new AsyncStreamConsumer(acd);
+  const spy = new SpyProducer(acd, c.handler);
+  const [b0] = first();
+  spy.schema(b0!);
+  const data = core.alloc(core.structs.size('ArrowDeviceArray'));
+  writeDeviceBatch(acd, data, b0!, batchField(b0!), streamDevice(undefined));
+  const task = makeTask(core, data);
+  expect(core.stream.asyncHandlerCallOnNextTask(c.handler, task, 0)).toBe(0);
+  expect(core.stream.asyncHandlerCallOnNextTask(c.handler, task, 0)).toBe(0); // a producer's bug: the same task again
+  core.free(task);
+  spy.end();
+  spy.release();
+  const it = c[Symbol.asyncIterator]();
+  expect(rowsOf((await it.next()).value!)).toEqual(rowsOf(b0!));
+  await expect(it.next()).rejects.toMatchObject({
+    code: EINVAL,
+    message: 'batch 1: extract_data returned 28 (EINVAL): extract_data: the task is not live (extracted already, or a stale copy)',
+  });
+  c.release();
+  await guard.check();
+});
+
 // ---- item 2 (async part): an exception never escapes the pump -----------------------------------
 
 /** A handler whose callbacks are raw JS functions in the table (not the runtime's, which catch). */
@@ -311,9 +336,13 @@ async function escaped(f: () => Promise<void>): Promise<unknown[]> {
   return seen;
 }
 
-const PRODUCERS: [string, (handler: number, batches: number) => void][] = [
-  ['C producer', (handler, batches) => startCAsyncProducer(acd.core, handler, CBatchSource.generator(acd.core, { batches, rowsPerBatch: 2 }))],
-  ['TS producer', (handler, batches) => { produceAsync(acd, handler, sampleBatches(batches, 2)); }],
+/** Each starts a producer on handler; the TS one also gives its stats. */
+const PRODUCERS: [string, (handler: number, batches: number) => Promise<ProducerStats> | null][] = [
+  ['C producer', (handler, batches) => {
+    startCAsyncProducer(acd.core, handler, CBatchSource.generator(acd.core, { batches, rowsPerBatch: 2 }));
+    return null;
+  }],
+  ['TS producer', (handler, batches) => produceAsync(acd, handler, sampleBatches(batches, 2)).done],
 ];
 
 describe('item 2: nothing escapes the async pump or the producer\'s microtasks', () => {
@@ -339,11 +368,14 @@ describe('item 2: nothing escapes the async pump or the producer\'s microtasks',
   test.each(PRODUCERS)('item 2: %s: a handler whose release throws: the producer is freed, nothing escapes', async (_name, start) => {
     const guard = leakGuard(acd);
     const h = rawHandler('release');
+    let done: Promise<ProducerStats> | null = null;
     const seen = await escaped(async () => {
-      start(h.ptr, 1);
+      done = start(h.ptr, 1);
       for (let i = 0; i < 50 && !h.log.includes('R'); i++) await tick();
     });
     expect(seen.map(String)).toEqual([]);
+    // The TS producer reports what release threw in its stats (the C one has none).
+    if (done !== null) expect((await within(done, 'producer done')).error).toMatchObject({ code: EIO, message: 'release: RuntimeError: release: simulated trap' });
     expect(h.log).toEqual(['S', 'T', 'N', 'R']); // release once, never again after it threw
     expect(streamRuntime(acd.core).cAsyncStats().producersLive).toBe(0);
     expect(streamRuntime(acd.core).liveOf('producer')).toBe(0);
