@@ -9,6 +9,7 @@ import { EINVAL, EIO } from '../ts/errors.js';
 import { CBatchSource, cStream } from '../ts/stream-c.js';
 import { streamRuntime } from '../ts/stream-runtime.js';
 import { importDeviceArrayStream } from '../ts/stream.js';
+import { writeSchema } from '../ts/export.js';
 import { writeDeviceBatch, batchField, streamDevice } from '../ts/stream-batches.js';
 import { core } from './helpers.js';
 import { generatedRows, leakGuard, rowsOf, sampleBatches, tick } from './stream-helpers.js';
@@ -380,6 +381,41 @@ describe('item 2: nothing escapes the async pump or the producer\'s microtasks',
     expect(streamRuntime(acd.core).cAsyncStats().producersLive).toBe(0);
     expect(streamRuntime(acd.core).liveOf('producer')).toBe(0);
     h.dispose();
+    await guard.check();
+  });
+
+  test('item 2: a producer whose request throws into the TS consumer\'s on_schema: the reader\'s rejection, the producer cancelled', async () => {
+    const guard = leakGuard(acd);
+    const core = acd.core;
+    const s = core.structs;
+    const rt = streamRuntime(core);
+    const calls: string[] = [];
+    const slots = [
+      core.addFunction(() => { calls.push('request'); throw new WebAssembly.RuntimeError('request: simulated trap'); }, 'vij'),
+      core.addFunction(() => { calls.push('cancel'); }, 'vi'),
+    ];
+    const producer = core.alloc(s.size('ArrowAsyncProducer'));
+    core.view.setInt32(producer + s.offsetOf('ArrowAsyncProducer', 'device_type'), 1, true);
+    s.setPtr('ArrowAsyncProducer', producer, 'request', slots[0]!);
+    s.setPtr('ArrowAsyncProducer', producer, 'cancel', slots[1]!);
+    const c = new AsyncStreamConsumer(acd);
+    s.setPtr('ArrowAsyncDeviceStreamHandler', c.handler, 'producer', producer);
+    const schema = core.alloc(s.size('ArrowSchema'));
+    const uncaught = rt.uncaught.length;
+    const seen = await escaped(async () => {
+      writeSchema(core, schema, batchField(first()[0]!));
+      expect(core.stream.asyncHandlerCallOnSchema(c.handler, schema)).toBe(0); // the schema is taken; the failure is the stream's
+      await expect(c.readAll()).rejects.toMatchObject({ code: EIO, message: 'request: RuntimeError: request: simulated trap' });
+    });
+    expect(seen.map(String)).toEqual([]);
+    expect(rt.uncaught.length).toBe(uncaught);
+    expect(calls).toEqual(['request', 'cancel']);
+    core.stream.asyncHandlerCallRelease(c.handler);
+    await within(c.done, 'consumer done');
+    c.release();
+    core.free(schema);
+    core.free(producer);
+    for (const slot of slots) core.removeFunction(slot);
     await guard.check();
   });
 

@@ -188,7 +188,13 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     this.requested += n;
     this.requestCalls++;
     const producer = this.producer;
-    this.foreign('request', () => this.core.stream.asyncProducerCallRequest(producer, Number(n)));
+    try {
+      this.foreign('request', () => this.core.stream.asyncProducerCallRequest(producer, Number(n)));
+    } catch (e) {
+      // The stream's error (never thrown: on_schema and next() go on), and the producer is told.
+      this.error ??= e as ArrowCDeviceError;
+      this.cancel();
+    }
   }
 
   /**
