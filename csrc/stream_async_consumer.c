@@ -259,6 +259,7 @@ static void AcdConsumerRelease(struct ArrowAsyncDeviceStreamHandler* self) {
 // extract one queued task.
 static void AcdConsumerStep(struct AcdAsyncJob* job) {
   struct AcdAsyncConsumer* c = (struct AcdAsyncConsumer*)job;
+  c->calling = NULL;  // stale when a callback threw under another object's step
   if (c->failed && !c->cancelled) {
     AcdConsumerCancel(c);
     if (c->queue_length > 0) AcdAsyncSchedule(&c->job);

@@ -87,7 +87,9 @@ function toAsync<T>(it: Iterator<T>): AsyncIterator<T> {
  * Drives the consumer's handler at `handler` from source. Before returning it
  * sets handler->producer; everything else happens later, from microtasks.
  * The returned promise resolves once the handler was released (with the
- * producer's stats); it does not reject: failures go to on_error. Throws
+ * producer's stats); it does not reject: failures go to on_error, and so
+ * does what a handler callback throws (a trap, a foreign exception: named
+ * after the callback; after on_error, release only). Throws
  * (touching nothing) when source or options are not usable. The consumer
  * owns the handler throughout; the producer owns the ArrowAsyncProducer and
  * frees it after calling the handler's release.
