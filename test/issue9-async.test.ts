@@ -167,6 +167,27 @@ describe('item 6: cancel before on_schema reaches the producer', () => {
   });
 });
 
+describe('item 6: cancelled before on_schema, on_schema refuses the stream', () => {
+  // WASI numbering (Emscripten's libc), as errors.ts.
+  const ECANCELED = 11;
+  test.each([
+    ['TS consumer, cancel()', () => { const c = new AsyncStreamConsumer(acd); return { handler: c.handler, stop: () => c.cancel(), end: () => c.release() }; }],
+    ['C consumer, release()', () => { const c = new CAsyncConsumer(acd.core); return { handler: c.handler, stop: () => c.release(), end: () => {} }; }],
+  ] as const)('item 6: %s: on_schema returns ECANCELED and calls nothing of the producer', async (_name, make) => {
+    const guard = leakGuard(acd);
+    const c = make();
+    const spy = new SpyProducer(acd, c.handler);
+    acd.core.structs.setPtr('ArrowAsyncDeviceStreamHandler', c.handler, 'producer', spy.ptr); // held from here
+    c.stop();
+    expect(spy.schema(first()[0]!)).toBe(ECANCELED);
+    expect(spy.calls).toEqual([]);
+    expect(spy.violations).toEqual([]); // the schema was released
+    spy.release(); // what the spec leaves the producer: release only
+    c.end();
+    await guard.check();
+  });
+});
+
 describe('item 6: a stale copy of an ArrowAsyncTask', () => {
   test('item 6: a stale copy of a TS task gives EINVAL, not the next task\'s data', async () => {
     const guard = leakGuard(acd);
