@@ -476,6 +476,13 @@ void AcdAsyncSetScheduler(AcdAsyncScheduleFn schedule, void* user_data);
 // from inside a step, i.e. from a callback that the pump made).
 int64_t AcdAsyncPump(int64_t max_steps);
 
+// For the embedder when AcdAsyncPump did not return (a trap, or an exception
+// thrown through it by a callback): makes the pump usable again and tells the
+// object whose step was cut short, which reports code and message to its
+// other side (a producer with on_error then release; a consumer as its error,
+// cancelling its producer) from a later step. Calls no callback itself.
+void AcdAsyncPumpAbort(int code, const char* message);
+
 // How many objects have work scheduled.
 int64_t AcdAsyncPending(void);
 
@@ -554,9 +561,13 @@ void AcdAsyncConsumerGetState(struct AcdAsyncConsumer* consumer,
                               struct AcdAsyncConsumerState* out);
 
 // Frees the consumer, its list and (extracting them with NULL) the tasks it
-// still holds. When a producer holds the handler (on_schema came, release did
-// not), the consumer cancels it and frees itself when it is released. Not
-// valid between giving the handler to a producer and its on_schema.
+// still holds. When a producer holds the handler, the consumer cancels it and
+// frees itself when the producer releases it. A producer holds the handler
+// once it has set handler->producer (which the spec requires before its first
+// call other than release) and until it calls release: a producer that sets
+// the member later must not be raced by this call. Cancelled before on_schema,
+// the consumer answers on_schema with ECANCELED (the spec's way to refuse a
+// stream: the producer then calls release only).
 void AcdAsyncConsumerFree(struct AcdAsyncConsumer* consumer);
 
 // Internals shared by async_stream.c and stream_async_consumer.c: an object of
@@ -565,6 +576,8 @@ struct AcdAsyncJob {
   struct AcdAsyncJob* next;
   int scheduled;
   void (*step)(struct AcdAsyncJob* job);
+  // Called by AcdAsyncPumpAbort when step did not return (NULL: nothing to do).
+  void (*abort)(struct AcdAsyncJob* job, int code, const char* message);
 };
 
 // Queues job (once) and calls the scheduler when the queue was empty.

@@ -61,6 +61,8 @@ void AcdAsyncUnschedule(struct AcdAsyncJob* job) {
 }
 
 static int acd_pumping = 0;
+// The job whose step runs (for AcdAsyncPumpAbort).
+static struct AcdAsyncJob* acd_running = NULL;
 
 int64_t AcdAsyncPump(int64_t max_steps) {
   // Not re-entered from a callback that a step made: a step of an object
@@ -75,11 +77,20 @@ int64_t AcdAsyncPump(int64_t max_steps) {
     acd_queue_length--;
     job->scheduled = 0;
     job->next = NULL;
+    acd_running = job;
     job->step(job);  // may free the job
+    acd_running = NULL;
     steps++;
   }
   acd_pumping = 0;
   return steps;
+}
+
+void AcdAsyncPumpAbort(int code, const char* message) {
+  struct AcdAsyncJob* job = acd_running;
+  acd_running = NULL;
+  acd_pumping = 0;
+  if (job != NULL && job->abort != NULL) job->abort(job, code == ACD_OK ? EIO : code, message);
 }
 
 int64_t AcdAsyncPending(void) { return acd_queue_length; }
@@ -91,16 +102,51 @@ struct AcdAsyncStats* AcdAsyncStatsMutable(void) {
 }
 
 // ---- tasks --------------------------------------------------------------------
+// A task's private_data is an id, never reused while the counter does not wrap
+// (2^32 tasks on wasm32), not the address of its data: a stale copy of a task
+// extracted already must find nothing, not the next task in the same block.
 
 struct AcdAsyncTaskPrivate {
   struct ArrowDeviceArray array;
+  uintptr_t id;
+  struct AcdAsyncTaskPrivate* next;
 };
 
+static struct AcdAsyncTaskPrivate* acd_tasks = NULL;  // the live ones
+static uintptr_t acd_task_last_id = 0;
+
+// Unlinks and returns the live task of id, or NULL.
+static struct AcdAsyncTaskPrivate* AcdTaskTake(uintptr_t id) {
+  for (struct AcdAsyncTaskPrivate** at = &acd_tasks; *at != NULL; at = &(*at)->next) {
+    struct AcdAsyncTaskPrivate* p = *at;
+    if (p->id != id) continue;
+    *at = p->next;
+    p->next = NULL;
+    return p;
+  }
+  return NULL;
+}
+
+static void AcdTaskRegister(struct AcdAsyncTaskPrivate* p) {
+  for (;;) {
+    uintptr_t id = ++acd_task_last_id;
+    int live = id == 0;
+    for (struct AcdAsyncTaskPrivate* at = acd_tasks; at != NULL && !live; at = at->next) live = at->id == id;
+    if (!live) {
+      p->id = id;
+      break;
+    }
+  }
+  p->next = acd_tasks;
+  acd_tasks = p;
+}
+
 // Moves the task's batch into out (out == NULL: releases it) and frees the
-// task's data: exactly once, a second call on the same struct gives EINVAL.
+// task's data: exactly once; a second call, on the struct or on any copy of
+// it, gives EINVAL.
 static int AcdAsyncTaskExtract(struct ArrowAsyncTask* self, struct ArrowDeviceArray* out) {
-  struct AcdAsyncTaskPrivate* p = self->private_data;
-  if (p == NULL) return EINVAL;
+  struct AcdAsyncTaskPrivate* p = AcdTaskTake((uintptr_t)self->private_data);
+  if (p == NULL) return EINVAL;  // extracted already, or a stale copy
   self->private_data = NULL;
   if (out != NULL) {
     AcdDeviceArrayMove(&p->array, out);
@@ -132,6 +178,15 @@ struct AcdAsyncProducerPrivate {
   // An error to report with on_error at the next step (from request).
   int pending_code;
   struct AcdError error;
+  // In p, not on the stack: a step cut short (AcdAsyncPumpAbort) releases
+  // what it was handing over.
+  struct ArrowSchema schema;
+  uintptr_t task_in_flight;
+  // The handler callback being called, for AcdProducerAbort.
+  const char* calling;
+  // How many times a step was cut short; the steps after it only report.
+  int aborted;
+  int release_only;
 };
 
 static void AcdProducerRequest(struct ArrowAsyncProducer* self, int64_t n) {
@@ -155,10 +210,7 @@ static void AcdProducerCancel(struct ArrowAsyncProducer* self) {
   AcdAsyncSchedule(&p->job);
 }
 
-// The last call on the handler, then the producer's own clean-up (the
-// producer struct stays valid until handler->release has returned).
-static void AcdProducerFinish(struct AcdAsyncProducerPrivate* p) {
-  p->handler->release(p->handler);
+static void AcdProducerDestroy(struct AcdAsyncProducerPrivate* p) {
   AcdAsyncUnschedule(&p->job);
   AcdBatchSourceRelease(&p->source);
   AcdFree(p->additional_metadata);
@@ -166,22 +218,67 @@ static void AcdProducerFinish(struct AcdAsyncProducerPrivate* p) {
   acd_stats.producers_live--;
 }
 
+// The last call on the handler, then the producer's own clean-up (the
+// producer struct stays valid until handler->release has returned).
+static void AcdProducerFinish(struct AcdAsyncProducerPrivate* p) {
+  p->calling = "release";
+  p->handler->release(p->handler);
+  AcdProducerDestroy(p);
+}
+
 static void AcdProducerFail(struct AcdAsyncProducerPrivate* p, int code) {
+  p->calling = "on_error";
   p->handler->on_error(p->handler, code, p->error.message, NULL);
   AcdProducerFinish(p);
 }
 
+// Releases a task handed over whose extract_data never came: a copy the
+// handler kept now gives EINVAL.
+static void AcdProducerDropTask(struct AcdAsyncProducerPrivate* p) {
+  struct AcdAsyncTaskPrivate* task = AcdTaskTake(p->task_in_flight);
+  p->task_in_flight = 0;
+  if (task == NULL) return;
+  AcdArrayRelease(&task->array.array);
+  AcdFree(task);
+  acd_stats.tasks_live--;
+  acd_stats.tasks_discarded++;
+}
+
+// A step did not return (AcdAsyncPumpAbort): what the handler's callback
+// threw goes to its on_error, then release, from the next step; when the
+// callback was on_error, release only; when it was release, nothing more.
+static void AcdProducerAbort(struct AcdAsyncJob* job, int code, const char* message) {
+  struct AcdAsyncProducerPrivate* p = (struct AcdAsyncProducerPrivate*)job;
+  const char* where = p->calling;
+  p->calling = NULL;
+  AcdSchemaRelease(&p->schema);  // a NOP once the handler moved it
+  AcdProducerDropTask(p);
+  if ((where != NULL && strcmp(where, "release") == 0) || p->aborted >= 3) {
+    AcdProducerDestroy(p);
+    return;
+  }
+  if (p->aborted++ == 0 && (where == NULL || strcmp(where, "on_error") != 0)) {
+    AcdErrorSet(&p->error, code, "%s: %s", where != NULL ? where : "producer", message != NULL ? message : "aborted");
+    p->pending_code = code;
+  } else {
+    p->release_only = 1;
+  }
+  AcdAsyncSchedule(&p->job);
+}
+
 static void AcdProducerStepSchema(struct AcdAsyncProducerPrivate* p) {
-  struct ArrowSchema schema;
-  int code = p->source.get_schema(&p->source, &schema, &p->error);
+  struct ArrowSchema* schema = &p->schema;
+  int code = p->source.get_schema(&p->source, schema, &p->error);
   if (code != ACD_OK) {
     AcdErrorPrefix(&p->error, "schema");
     AcdProducerFail(p, code);
     return;
   }
-  code = p->handler->on_schema(p->handler, &schema);
+  p->calling = "on_schema";
+  code = p->handler->on_schema(p->handler, schema);
+  p->calling = NULL;
   // The consumer moves the schema out; release whatever it left.
-  AcdSchemaRelease(&schema);
+  AcdSchemaRelease(schema);
   if (code != ACD_OK) {
     AcdProducerFinish(p);  // no on_error after a consumer's failure
     return;
@@ -210,6 +307,7 @@ static void AcdProducerStepNext(struct AcdAsyncProducerPrivate* p) {
   }
   p->credit--;
   if (array.array.release == NULL) {
+    p->calling = "on_next_task";
     p->handler->on_next_task(p->handler, NULL, NULL);  // the end
     AcdProducerFinish(p);
     return;
@@ -230,12 +328,17 @@ static void AcdProducerStepNext(struct AcdAsyncProducerPrivate* p) {
     return;
   }
   AcdDeviceArrayMove(&array, &task_data->array);
+  AcdTaskRegister(task_data);
   acd_stats.tasks_created++;
   acd_stats.tasks_live++;
   p->batches++;
   // Valid during the call only: a consumer that keeps the task copies it.
-  struct ArrowAsyncTask task = {&AcdAsyncTaskExtract, task_data};
+  struct ArrowAsyncTask task = {&AcdAsyncTaskExtract, (void*)task_data->id};
+  p->task_in_flight = task_data->id;
+  p->calling = "on_next_task";
   code = p->handler->on_next_task(p->handler, &task, NULL);
+  p->calling = NULL;
+  p->task_in_flight = 0;
   if (code != ACD_OK) {
     AcdProducerFinish(p);
     return;
@@ -245,7 +348,11 @@ static void AcdProducerStepNext(struct AcdAsyncProducerPrivate* p) {
 
 static void AcdProducerStep(struct AcdAsyncJob* job) {
   struct AcdAsyncProducerPrivate* p = (struct AcdAsyncProducerPrivate*)job;
-  if (p->phase == ACD_PRODUCER_SCHEMA) {
+  if (p->release_only) {
+    AcdProducerFinish(p);
+  } else if (p->aborted) {
+    AcdProducerFail(p, p->pending_code);
+  } else if (p->phase == ACD_PRODUCER_SCHEMA) {
     AcdProducerStepSchema(p);
   } else {
     AcdProducerStepNext(p);
@@ -276,6 +383,7 @@ int AcdAsyncProducerStart(struct ArrowAsyncDeviceStreamHandler* handler,
     memcpy(p->additional_metadata, additional_metadata, (size_t)metadata_size);
   }
   p->job.step = &AcdProducerStep;
+  p->job.abort = &AcdProducerAbort;
   p->handler = handler;
   p->phase = ACD_PRODUCER_SCHEMA;
   p->producer.device_type = source->device_type;

@@ -212,6 +212,8 @@ void AsyncSetScheduler(uintptr_t fn) {
   AcdAsyncSetScheduler(reinterpret_cast<AcdAsyncScheduleFn>(fn), nullptr);
 }
 double AsyncPump(double max_steps) { return static_cast<double>(AcdAsyncPump(static_cast<int64_t>(max_steps))); }
+// After asyncPump threw: makes the pump usable and tells the object cut short.
+void AsyncPumpAbort(int code, std::string message) { AcdAsyncPumpAbort(code, message.c_str()); }
 double AsyncPending() { return static_cast<double>(AcdAsyncPending()); }
 // out: 48 bytes, the six int64 counters of AcdAsyncStats in order.
 void AsyncStats(uintptr_t out) { AcdAsyncStatsGet(Ptr<AcdAsyncStats>(out)); }
@@ -302,6 +304,7 @@ EMSCRIPTEN_BINDINGS(arrow_c_device_stream) {
   function("deviceArrayStreamDrain", &DeviceArrayStreamDrain);
   function("asyncSetScheduler", &AsyncSetScheduler);
   function("asyncPump", &AsyncPump);
+  function("asyncPumpAbort", &AsyncPumpAbort);
   function("asyncPending", &AsyncPending);
   function("asyncStats", &AsyncStats);
   function("asyncProducerStart", &AsyncProducerStart);

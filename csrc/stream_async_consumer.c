@@ -33,6 +33,8 @@ struct AcdAsyncConsumer {
   int free_on_release;
   int64_t tasks;
   int64_t requested;
+  // The producer's callback being called, for AcdConsumerAbort.
+  const char* calling;
   // Copies of the tasks to extract in the pump (a ring of queue_capacity).
   struct ArrowAsyncTask* queue;
   int64_t queue_head;
@@ -54,10 +56,16 @@ static int AcdConsumerMayCallProducer(struct AcdAsyncConsumer* c) {
   return c->producer != NULL && !c->released && !c->ended;
 }
 
+// Before on_schema the producer cannot be called: on_schema then answers
+// ECANCELED, after which the producer calls release only.
 static void AcdConsumerCancel(struct AcdAsyncConsumer* c) {
   if (c->cancelled) return;
   c->cancelled = 1;
-  if (AcdConsumerMayCallProducer(c)) c->producer->cancel(c->producer);
+  if (AcdConsumerMayCallProducer(c)) {
+    c->calling = "cancel";
+    c->producer->cancel(c->producer);
+    c->calling = NULL;
+  }
 }
 
 // Records the consumer's first failure and stops the stream.
@@ -76,7 +84,9 @@ static int AcdConsumerExtract(struct AcdAsyncConsumer* c, struct ArrowAsyncTask*
   }
   struct ArrowDeviceArray array;
   memset(&array, 0, sizeof(array));
+  c->calling = "extract_data";
   int code = task->extract_data(task, &array);
+  c->calling = NULL;
   if (code != ACD_OK) {
     AcdErrorSet(&c->error, code, "extract_data (task %lld) returned %d", (long long)c->list.length, code);
     return AcdConsumerFail(c, code);
@@ -105,7 +115,9 @@ static int AcdConsumerExtract(struct AcdAsyncConsumer* c, struct ArrowAsyncTask*
     AcdConsumerCancel(c);
   } else if (AcdConsumerMayCallProducer(c) && !c->cancelled) {
     c->requested++;
+    c->calling = "request";
     c->producer->request(c->producer, 1);
+    c->calling = NULL;
   }
   return ACD_OK;
 }
@@ -119,6 +131,10 @@ static int AcdConsumerOnSchema(struct ArrowAsyncDeviceStreamHandler* self,
     return AcdConsumerFail(c, EINVAL);
   }
   c->schema_received = 1;
+  if (c->cancelled) {
+    AcdSchemaRelease(stream_schema);  // cancelled (or freed) before on_schema
+    return ECANCELED;
+  }
   if (self->producer == NULL) {
     AcdErrorSet(&c->error, EINVAL, "on_schema: the producer member is NULL");
     AcdSchemaRelease(stream_schema);
@@ -239,15 +255,40 @@ static void AcdConsumerRelease(struct ArrowAsyncDeviceStreamHandler* self) {
   if (c->free_on_release) AcdConsumerDestroy(c);
 }
 
-// The pump's step: extract one queued task.
+// The pump's step: cancel after a failure (see AcdConsumerAbort), or
+// extract one queued task.
 static void AcdConsumerStep(struct AcdAsyncJob* job) {
   struct AcdAsyncConsumer* c = (struct AcdAsyncConsumer*)job;
+  c->calling = NULL;  // stale when a callback threw under another object's step
+  if (c->failed && !c->cancelled) {
+    AcdConsumerCancel(c);
+    if (c->queue_length > 0) AcdAsyncSchedule(&c->job);
+    return;
+  }
   if (c->queue_length == 0) return;
   struct ArrowAsyncTask task = c->queue[c->queue_head];
   c->queue_head = (c->queue_head + 1) % c->queue_capacity;
   c->queue_length--;
   AcdConsumerExtract(c, &task);
   if (c->queue_length > 0) AcdAsyncSchedule(&c->job);
+}
+
+// A step did not return (AcdAsyncPumpAbort): what the producer's callback
+// threw is the consumer's error; the next step cancels the producer.
+static void AcdConsumerAbort(struct AcdAsyncJob* job, int code, const char* message) {
+  struct AcdAsyncConsumer* c = (struct AcdAsyncConsumer*)job;
+  const char* where = c->calling != NULL ? c->calling : "consumer";
+  c->calling = NULL;
+  if (c->error_code == ACD_OK) {
+    c->error_code = code;
+    if (strcmp(where, "extract_data") == 0) {
+      AcdErrorSet(&c->error, code, "extract_data (task %lld): %s", (long long)c->list.length, message != NULL ? message : "aborted");
+    } else {
+      AcdErrorSet(&c->error, code, "%s: %s", where, message != NULL ? message : "aborted");
+    }
+  }
+  c->failed = 1;
+  AcdAsyncSchedule(&c->job);
 }
 
 int AcdAsyncConsumerNew(const struct AcdAsyncConsumerOptions* options,
@@ -260,6 +301,7 @@ int AcdAsyncConsumerNew(const struct AcdAsyncConsumerOptions* options,
   if (c == NULL) return AcdErrorSet(error, ENOMEM, "out of memory allocating a consumer");
   c->options = *options;
   c->job.step = &AcdConsumerStep;
+  c->job.abort = &AcdConsumerAbort;
   AcdBatchListInit(&c->list);
   c->handler.on_schema = &AcdConsumerOnSchema;
   c->handler.on_next_task = &AcdConsumerOnNextTask;
@@ -290,8 +332,8 @@ void AcdAsyncConsumerGetState(struct AcdAsyncConsumer* c, struct AcdAsyncConsume
 
 void AcdAsyncConsumerFree(struct AcdAsyncConsumer* c) {
   if (c == NULL) return;
-  if (c->schema_received && !c->released) {
-    // The producer still holds the handler: stop it, and go with its release.
+  if (c->handler.producer != NULL && !c->released) {
+    // A producer holds the handler: stop it, and go with its release.
     AcdConsumerCancel(c);
     c->free_on_release = 1;
     return;

@@ -87,7 +87,9 @@ function toAsync<T>(it: Iterator<T>): AsyncIterator<T> {
  * Drives the consumer's handler at `handler` from source. Before returning it
  * sets handler->producer; everything else happens later, from microtasks.
  * The returned promise resolves once the handler was released (with the
- * producer's stats); it does not reject: failures go to on_error. Throws
+ * producer's stats); it does not reject: failures go to on_error, and so
+ * does what a handler callback throws (a trap, a foreign exception: named
+ * after the callback; after on_error, release only). Throws
  * (touching nothing) when source or options are not usable. The consumer
  * owns the handler throughout; the producer owns the ArrowAsyncProducer and
  * frees it after calling the handler's release.
@@ -113,6 +115,8 @@ class AsyncProducer implements ProducerCallbacks {
   private running = false;
   private finished = false;
   private index = 0;
+  /** The handler callback called last (on_error: a throw is followed by release only). */
+  private lastCall: 'on_schema' | 'on_next_task' | 'on_error' | 'release' | null = null;
 
   constructor(private readonly acd: ArrowCDevice, private readonly handler: number, private readonly source: AsyncBatchSource,
     private readonly options: ProduceAsyncOptions) {
@@ -149,7 +153,27 @@ class AsyncProducer implements ProducerCallbacks {
   private schedule(): void {
     if (this.running || this.finished) return;
     this.running = true;
-    queueMicrotask(() => { void this.run(); });
+    // Nothing leaves this microtask: run() reports to the handler, and what
+    // even that cannot report ends the stream here.
+    queueMicrotask(() => {
+      this.run().catch((e: unknown) => {
+        this.rt.noteUncaught(e);
+        this.stats.error ??= new ArrowCDeviceError(failure(e).message, EIO);
+        this.finished = true;
+        this.resolve(this.stats);
+      });
+    });
+  }
+
+  /** Calls the handler's callback `name`; a throw (a trap, a foreign exception) names it. */
+  private call<T>(name: 'on_schema' | 'on_next_task' | 'on_error' | 'release', f: () => T): T {
+    this.lastCall = name;
+    try {
+      return this.core.unwinding(f);
+    } catch (e) {
+      if (e instanceof ArrowCDeviceError) throw e;
+      throw new ArrowCDeviceError(`${name}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`, EIO);
+    }
   }
 
   private async run(): Promise<void> {
@@ -166,17 +190,25 @@ class AsyncProducer implements ProducerCallbacks {
         if (this.stats.cancelled) return this.finish();
         this.credit--;
         if (batch === null) {
-          this.core.stream.asyncHandlerCallOnNextTask(this.handler, 0, 0);
+          this.call('on_next_task', () => this.core.stream.asyncHandlerCallOnNextTask(this.handler, 0, 0));
           return this.finish();
         }
         if (!this.sendTask(batch)) return;
       }
     } catch (e) {
       const f = failure(e);
+      const error = new ArrowCDeviceError(f.message, f.code === 0 ? EIO : f.code);
       try {
-        this.fail(new ArrowCDeviceError(f.message, f.code === 0 ? EIO : f.code));
+        if (this.finished) {
+          this.stats.error ??= error; // release threw: nothing more to call
+        } else if (this.lastCall === 'on_error') {
+          this.stats.error ??= error;
+          this.finish(); // on_error threw: release is still the last call
+        } else {
+          this.fail(error);
+        }
       } catch (again) {
-        // The handler itself failed (a trap in its callbacks): give up on it.
+        // The handler failed again: give up on it.
         this.stats.error ??= new ArrowCDeviceError(failure(again).message, EIO);
         this.abandon();
       }
@@ -202,16 +234,17 @@ class AsyncProducer implements ProducerCallbacks {
     this.field = this.first !== null ? batchField(this.first) : schemaField(schema!);
     const core = this.core;
     const ptr = core.alloc(core.structs.size('ArrowSchema'));
+    let code: number;
     try {
       writeSchema(core, ptr, this.field);
-      const code = core.stream.asyncHandlerCallOnSchema(this.handler, ptr);
-      core.schemaRelease(ptr); // the consumer moved it out; release whatever is left
-      if (code !== 0) {
-        this.finish(); // a consumer's failure: release only
-        return false;
-      }
+      code = this.call('on_schema', () => core.stream.asyncHandlerCallOnSchema(this.handler, ptr));
     } finally {
+      core.schemaRelease(ptr); // the consumer moved it out; release whatever is left
       core.free(ptr);
+    }
+    if (code !== 0) {
+      this.finish(); // a consumer's failure: release only
+      return false;
     }
     return true;
   }
@@ -252,7 +285,11 @@ class AsyncProducer implements ProducerCallbacks {
     this.stats.tasks++;
     let code: number;
     try {
-      code = core.stream.asyncHandlerCallOnNextTask(this.handler, task, metadata);
+      code = this.call('on_next_task', () => core.stream.asyncHandlerCallOnNextTask(this.handler, task, metadata));
+    } catch (e) {
+      // It threw before taking the task: drop it (a copy it kept now gives EINVAL).
+      if (this.rt.owns('task', task)) core.stream.asyncTaskCallExtractData(task, 0);
+      throw e;
     } finally {
       // Valid during the call only: a consumer that keeps the task copied it.
       core.free(task);
@@ -270,7 +307,7 @@ class AsyncProducer implements ProducerCallbacks {
     this.stats.error = error;
     const message = this.rt.cString(error.message);
     try {
-      this.core.stream.asyncHandlerCallOnError(this.handler, error.code, message, 0);
+      this.call('on_error', () => this.core.stream.asyncHandlerCallOnError(this.handler, error.code, message, 0));
     } finally {
       this.core.free(message);
     }
@@ -282,7 +319,7 @@ class AsyncProducer implements ProducerCallbacks {
     if (this.finished) return;
     this.finished = true;
     try {
-      this.core.stream.asyncHandlerCallRelease(this.handler);
+      this.call('release', () => this.core.stream.asyncHandlerCallRelease(this.handler));
     } finally {
       this.cleanUp();
     }
@@ -299,10 +336,13 @@ class AsyncProducer implements ProducerCallbacks {
     freeProducer(this.core, this.producer);
     const iterator = this.iterator;
     this.iterator = null;
-    if (iterator?.return !== undefined) {
-      iterator.return().then(() => this.resolve(this.stats), () => this.resolve(this.stats));
-    } else {
-      this.resolve(this.stats);
+    let closing: Promise<unknown> | null = null;
+    try {
+      if (iterator?.return !== undefined) closing = Promise.resolve(iterator.return());
+    } catch {
+      // The source failed to close: the stream is over all the same.
     }
+    if (closing === null) this.resolve(this.stats);
+    else closing.then(() => this.resolve(this.stats), () => this.resolve(this.stats));
   }
 }

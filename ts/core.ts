@@ -199,6 +199,22 @@ export class Core {
     this.#tableSlots--;
   }
 
+  /**
+   * Runs f, a wasm call; when it throws (a trap, or an exception thrown
+   * through C frames), the wasm stack pointer, which the C frames never
+   * restored, is put back before the exception goes on.
+   */
+  unwinding<T>(f: () => T): T {
+    const m = this.m as unknown as RuntimeFunctions;
+    const sp = m.stackSave();
+    try {
+      return f();
+    } catch (e) {
+      m.stackRestore(sp);
+      throw e;
+    }
+  }
+
   /** Table slots taken with addFunction and not yet removed. */
   tableSlotsLive(): number {
     return this.#tableSlots;
@@ -238,6 +254,8 @@ export class Core {
 interface RuntimeFunctions {
   addFunction(fn: (...args: never[]) => unknown, signature: string): number;
   removeFunction(index: number): void;
+  stackSave(): number;
+  stackRestore(sp: number): void;
 }
 
 /** Pointers are wasm32 addresses; counts are numbers (exact up to 2^53). */
@@ -287,6 +305,8 @@ export interface StreamExports {
   // The async device stream in C.
   asyncSetScheduler(fn: number): void;
   asyncPump(maxSteps: number): number;
+  /** After asyncPump threw: the pump works again; the object cut short reports (code, message). */
+  asyncPumpAbort(code: number, message: string): void;
   asyncPending(): number;
   asyncStats(out: number): void;
   asyncProducerStart(handler: number, source: number, metadata: number): number;
@@ -314,7 +334,7 @@ const STREAM_EXPORTS: readonly (keyof StreamExports)[] = [
   'generatorSourceNew', 'listSourceNew', 'sourceFree', 'listNew', 'listFree', 'listLength', 'listDeviceType',
   'listSchema', 'listArray',
   'arrayStreamInitSource', 'deviceArrayStreamInitSource', 'arrayStreamDrain', 'deviceArrayStreamDrain',
-  'asyncSetScheduler', 'asyncPump', 'asyncPending', 'asyncStats', 'asyncProducerStart',
+  'asyncSetScheduler', 'asyncPump', 'asyncPumpAbort', 'asyncPending', 'asyncStats', 'asyncProducerStart',
   'asyncConsumerNew', 'asyncConsumerHandler', 'asyncConsumerFlags', 'asyncConsumerErrorCode',
   'asyncConsumerErrorMessage', 'asyncConsumerMetadata', 'asyncConsumerTasks', 'asyncConsumerRequested',
   'asyncConsumerList', 'asyncConsumerFree',

@@ -8,12 +8,15 @@ import type * as arrow from 'apache-arrow';
 import type { ArrowCDevice, ImportedSchema, Imported } from './api.js';
 import { toArrowSchema } from './arrow-types.js';
 import type { Core } from './core.js';
-import { ArrowCDeviceError, EINVAL, EIO } from './errors.js';
+import { ArrowCDeviceError, EINVAL, EIO, errnoName } from './errors.js';
 import { decodeMetadata } from './metadata.js';
 import { disposeHandler, makeHandler } from './stream-async-structs.js';
-import { failure } from './stream-runtime.js';
+import { failure, streamRuntime } from './stream-runtime.js';
 import type { StreamImportOptions } from './stream.js';
 import type { Metadata } from './types.js';
+
+// WASI numbering, as in errors.ts: on_schema's answer after cancel.
+const ECANCELED = 11;
 
 export interface AsyncConsumerOptions extends StreamImportOptions {
   /** How many batches may be requested ahead of the ones taken (default 4). */
@@ -36,8 +39,10 @@ export interface AsyncBatch {
  * a producer. Batches come out of [Symbol.asyncIterator], entries() or
  * readable(). The handler is freed when the producer releases it; `done`
  * resolves then. Leaving a loop early cancels the producer; tasks that still
- * arrive are extracted with NULL. In view mode the batches stay valid until
- * release().
+ * arrive are extracted with NULL. Cancelled before on_schema (the producer
+ * cannot be called yet), the consumer answers on_schema with ECANCELED: the
+ * spec's way to refuse a stream, after which the producer calls release only.
+ * In view mode the batches stay valid until release().
  */
 export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   readonly handler: number;
@@ -92,6 +97,10 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
 
   private onSchema(schema: number): number {
     const core = this.core;
+    if (this.cancelled) {
+      core.schemaRelease(schema); // ours even when refused
+      return ECANCELED;
+    }
     if (this.imported !== null || this.error !== null) {
       core.schemaRelease(schema);
       return this.failLocally(new ArrowCDeviceError('on_schema: called a second time', EINVAL));
@@ -127,7 +136,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
       return 0;
     }
     if (this.cancelled || this.error !== null) {
-      core.stream.asyncTaskCallExtractData(task, 0); // not wanted: the producer cleans up
+      this.discard(task); // not wanted: the producer cleans up
       return 0;
     }
     // The task struct is only valid during this call: keep a copy.
@@ -139,7 +148,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
       try {
         decoded = decodeMetadata(new Uint8Array(core.memory.buffer, metadata));
       } catch (e) {
-        core.stream.asyncTaskCallExtractData(copy, 0);
+        this.discard(copy);
         core.free(copy);
         const f = failure(e);
         return this.failLocally(new ArrowCDeviceError(`on_next_task: metadata: ${f.message}`, f.code));
@@ -178,7 +187,36 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     if (this.producer === 0 || this.released || this.ended || this.cancelled) return;
     this.requested += n;
     this.requestCalls++;
-    this.core.stream.asyncProducerCallRequest(this.producer, Number(n));
+    const producer = this.producer;
+    try {
+      this.foreign('request', () => this.core.stream.asyncProducerCallRequest(producer, Number(n)));
+    } catch (e) {
+      // The stream's error (never thrown: on_schema and next() go on), and the producer is told.
+      this.error ??= e as ArrowCDeviceError;
+      this.cancel();
+    }
+  }
+
+  /**
+   * Calls the producer's side; what it throws (a trap, a foreign exception)
+   * becomes an ArrowCDeviceError naming the callback.
+   */
+  private foreign<T>(what: string, f: () => T): T {
+    try {
+      return this.core.unwinding(f);
+    } catch (e) {
+      if (e instanceof ArrowCDeviceError) throw e;
+      throw new ArrowCDeviceError(`${what}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`, EIO);
+    }
+  }
+
+  /** Extracts a task with NULL; a failure is the stream's error, never thrown. */
+  private discard(task: number): void {
+    try {
+      this.foreign('extract_data', () => this.core.stream.asyncTaskCallExtractData(task, 0));
+    } catch (e) {
+      this.error ??= e as ArrowCDeviceError;
+    }
   }
 
   private notify(): void {
@@ -189,17 +227,29 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
 
   private discardQueue(): void {
     for (const { task } of this.queue.splice(0)) {
-      this.core.stream.asyncTaskCallExtractData(task, 0);
+      this.discard(task);
       this.core.free(task);
     }
   }
 
-  /** Asks the producer to stop; batches still arriving are extracted with NULL. Idempotent. */
+  /**
+   * Asks the producer to stop; batches still arriving are extracted with
+   * NULL. Before on_schema, the producer is told by on_schema's ECANCELED.
+   * Idempotent; never throws (a failure of the producer's cancel is the
+   * stream's error).
+   */
   cancel(): void {
     if (this.cancelled) return;
     this.cancelled = true;
     this.discardQueue();
-    if (this.producer !== 0 && !this.released && !this.ended) this.core.stream.asyncProducerCallCancel(this.producer);
+    const producer = this.producer;
+    if (producer !== 0 && !this.released && !this.ended) {
+      try {
+        this.foreign('cancel', () => this.core.stream.asyncProducerCallCancel(producer));
+      } catch (e) {
+        this.error ??= e as ArrowCDeviceError;
+      }
+    }
     this.notify();
   }
 
@@ -208,9 +258,19 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     const core = this.core;
     const out = core.alloc(core.structs.size('ArrowDeviceArray'));
     try {
-      const code = core.stream.asyncTaskCallExtractData(entry.task, out);
-      core.free(entry.task);
-      if (code !== 0) throw new ArrowCDeviceError(`extract_data returned ${code}`, code);
+      const rt = streamRuntime(core);
+      rt.lastRefusal = '';
+      let code: number;
+      try {
+        code = this.foreign('extract_data', () => core.stream.asyncTaskCallExtractData(entry.task, out));
+      } finally {
+        core.free(entry.task);
+      }
+      if (code !== 0) {
+        // A task made here says why it refused (a stale copy); a foreign one cannot.
+        const why = rt.lastRefusal === '' ? '' : `: ${rt.lastRefusal}`;
+        throw new ArrowCDeviceError(`extract_data returned ${code} (${errnoName(code)})${why}`, code);
+      }
       const arrayAt = out + core.structs.offsetOf('ArrowDeviceArray', 'array');
       if (core.structs.ptr('ArrowArray', arrayAt, 'release') === 0) {
         throw new ArrowCDeviceError('extract_data returned 0 and a released array', EINVAL);
@@ -246,7 +306,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
       const entry = this.queue.shift();
       if (entry !== undefined) {
         if (this.cancelled) {
-          this.core.stream.asyncTaskCallExtractData(entry.task, 0);
+          this.discard(entry.task);
           this.core.free(entry.task);
           continue;
         }
@@ -334,11 +394,14 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   /**
    * Cancels the producer when it is still going, drops the batches not taken
    * (extracted with NULL), releases view-mode batches and the schema, and
-   * frees the handler when no producer ever had it (when one has, the
-   * producer's release frees it).
+   * frees the handler when no producer holds it. A producer holds it from
+   * setting handler->producer (the spec requires that before its first call
+   * other than release; produceAsync and startCAsyncProducer do it before
+   * they return) until its release, which then frees it: a producer that
+   * sets the member later must not be raced by this call.
    */
   release(): void {
-    const unused = !this.released && this.producer === 0 && this.imported === null && this.error === null;
+    const unused = !this.released && this.core.structs.ptr('ArrowAsyncDeviceStreamHandler', this.handler, 'producer') === 0;
     this.cancel();
     for (const h of this.handles.splice(0)) h.release();
     this.releaseSchema();

@@ -6,8 +6,9 @@
 // into the function table. Every struct of one kind (ArrowArrayStream,
 // ArrowDeviceArrayStream, ArrowAsyncDeviceStreamHandler, ArrowAsyncProducer,
 // ArrowAsyncTask) shares one set of JS functions in the table, which find the
-// object they serve by the struct's private_data: the address of a small
-// block allocated for it (so it is unique and counted by the allocator). The
+// object they serve by the struct's private_data: a key from a counter, never
+// reused while it does not wrap (2^32 objects), so a stale copy of a struct
+// (a task extracted already) finds nothing rather than a newer object. The
 // set is added when the first object of the kind is made and removed when the
 // last one is gone, so a finished program holds no slot.
 //
@@ -17,7 +18,10 @@
 // The pump. The C async producer and consumer do their work in AcdAsyncPump;
 // the C side calls the scheduler (one permanent slot, taken when the runtime
 // is made) when it queues work, and the runtime runs the pump from a
-// microtask, never inside the call that queued it.
+// microtask, never inside the call that queued it. Nothing thrown in the pump
+// (a trap, or a foreign callback's exception) leaves that microtask: the C
+// object whose step was cut short reports it to its other side (on_error, or
+// the consumer's error), and the pump goes on.
 
 import type { Core } from './core.js';
 import { ArrowCDeviceError, EINVAL, EIO } from './errors.js';
@@ -82,8 +86,11 @@ export class StreamRuntime {
   private readonly objects = new Map<Kind, Map<number, Callbacks>>();
   private readonly slots = new Map<Kind, Record<string, number>>();
   private pumpQueued = false;
+  private lastKey = 0;
   /** Errors thrown by JS callbacks that had no way to report them (the last 100; tests read them). */
   readonly uncaught: unknown[] = [];
+  /** Why a shared callback last refused a struct (returning EINVAL): it is not live. */
+  lastRefusal = '';
 
   constructor(readonly core: Core) {
     for (const kind of Object.keys(KINDS) as Kind[]) this.objects.set(kind, new Map());
@@ -116,7 +123,7 @@ export class StreamRuntime {
   register(kind: Kind, ptr: number, callbacks: Callbacks): number {
     const spec = KINDS[kind];
     const s = this.core.structs;
-    const key = this.core.alloc(16);
+    const key = this.newKey();
     const registry = this.objects.get(kind)!;
     if (registry.size === 0) this.acquireSlots(kind);
     registry.set(key, callbacks);
@@ -130,8 +137,21 @@ export class StreamRuntime {
   unregister(kind: Kind, key: number): void {
     const registry = this.objects.get(kind)!;
     if (!registry.delete(key)) return;
-    this.core.free(key);
     if (registry.size === 0) this.releaseSlots(kind);
+  }
+
+  /** A key no live object has (0 is NULL, never a key). */
+  private newKey(): number {
+    for (;;) {
+      this.lastKey = (this.lastKey + 1) >>> 0;
+      if (this.lastKey !== 0 && ![...this.objects.values()].some((m) => m.has(this.lastKey))) return this.lastKey;
+    }
+  }
+
+  /** Records why a callback refused a struct; returns EINVAL. */
+  refuse(field: string, what: string): number {
+    this.lastRefusal = `${field}: the ${what} is not live (${what === 'task' ? 'extracted already' : 'released already'}, or a stale copy)`;
+    return EINVAL;
   }
 
   /** The object behind a struct of `kind`, or undefined (released, or not ours). */
@@ -196,7 +216,16 @@ export class StreamRuntime {
   private pump(): void {
     this.pumpQueued = false;
     const s = this.core.stream;
-    s.asyncPump(256);
+    try {
+      this.core.unwinding(() => s.asyncPump(256));
+    } catch (e) {
+      // Reported by the object cut short; only a failure of that report is uncaught.
+      try {
+        s.asyncPumpAbort(EIO, describe(e));
+      } catch (again) {
+        this.noteUncaught(again);
+      }
+    }
     // Long queues continue after other tasks had their turn.
     if (s.asyncPending() > 0 && !this.pumpQueued) {
       this.pumpQueued = true;
@@ -221,6 +250,15 @@ export class StreamRuntime {
 // ---- the shared callbacks ---------------------------------------------------------
 
 const u = (p: number) => p >>> 0;
+
+/** What was thrown, as one line ("RuntimeError: ..."). */
+function describe(e: unknown): string {
+  try {
+    return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  } catch {
+    return 'an exception that cannot be printed';
+  }
+}
 
 function pull(kind: 'arrayStream' | 'deviceArrayStream'): KindSpec {
   const struct: StructName = kind === 'arrayStream' ? 'ArrowArrayStream' : 'ArrowDeviceArrayStream';
@@ -266,7 +304,7 @@ const KINDS: Record<Kind, KindSpec> = {
       {
         field: 'on_schema', signature: 'iii', make: (rt) => (self: number, schema: number) => {
           const found = rt.lookup<HandlerCallbacks>('handler', u(self));
-          if (found === undefined) return EINVAL;
+          if (found === undefined) return rt.refuse('on_schema', 'handler');
           try {
             return found.callbacks.onSchema(u(schema));
           } catch (e) {
@@ -278,7 +316,7 @@ const KINDS: Record<Kind, KindSpec> = {
       {
         field: 'on_next_task', signature: 'iiii', make: (rt) => (self: number, task: number, metadata: number) => {
           const found = rt.lookup<HandlerCallbacks>('handler', u(self));
-          if (found === undefined) return EINVAL;
+          if (found === undefined) return rt.refuse('on_next_task', 'handler');
           try {
             return found.callbacks.onNextTask(u(task), u(metadata));
           } catch (e) {
@@ -350,7 +388,7 @@ const KINDS: Record<Kind, KindSpec> = {
         // a second call (on this struct or any copy) gives EINVAL.
         field: 'extract_data', signature: 'iii', make: (rt) => (self: number, out: number) => {
           const found = rt.lookup<TaskCallbacks>('task', u(self));
-          if (found === undefined) return EINVAL;
+          if (found === undefined) return rt.refuse('extract_data', 'task');
           rt.core.structs.setPtr('ArrowAsyncTask', u(self), 'private_data', 0);
           rt.unregister('task', found.key);
           try {
