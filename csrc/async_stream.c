@@ -157,8 +157,12 @@ static void AcdProducerCancel(struct ArrowAsyncProducer* self) {
 
 // The last call on the handler, then the producer's own clean-up (the
 // producer struct stays valid until handler->release has returned).
+// A handler callback that is not callable (ACD_CALLBACK_VALID) is skipped:
+// the producer then finishes, as after a consumer's failure.
+#define ACD_HANDLER_CALLABLE(p, fn, role) ACD_CALLBACK_VALID((p)->handler->fn, (role))
+
 static void AcdProducerFinish(struct AcdAsyncProducerPrivate* p) {
-  p->handler->release(p->handler);
+  if (ACD_HANDLER_CALLABLE(p, release, ACD_ROLE_HANDLER_RELEASE)) p->handler->release(p->handler);
   AcdAsyncUnschedule(&p->job);
   AcdBatchSourceRelease(&p->source);
   AcdFree(p->additional_metadata);
@@ -167,7 +171,9 @@ static void AcdProducerFinish(struct AcdAsyncProducerPrivate* p) {
 }
 
 static void AcdProducerFail(struct AcdAsyncProducerPrivate* p, int code) {
-  p->handler->on_error(p->handler, code, p->error.message, NULL);
+  if (ACD_HANDLER_CALLABLE(p, on_error, ACD_ROLE_HANDLER_ON_ERROR)) {
+    p->handler->on_error(p->handler, code, p->error.message, NULL);
+  }
   AcdProducerFinish(p);
 }
 
@@ -179,7 +185,9 @@ static void AcdProducerStepSchema(struct AcdAsyncProducerPrivate* p) {
     AcdProducerFail(p, code);
     return;
   }
-  code = p->handler->on_schema(p->handler, &schema);
+  code = ACD_HANDLER_CALLABLE(p, on_schema, ACD_ROLE_HANDLER_ON_SCHEMA)
+             ? p->handler->on_schema(p->handler, &schema)
+             : EINVAL;
   // The consumer moves the schema out; release whatever it left.
   AcdSchemaRelease(&schema);
   if (code != ACD_OK) {
@@ -200,6 +208,10 @@ static void AcdProducerStepNext(struct AcdAsyncProducerPrivate* p) {
     return;
   }
   if (p->credit <= 0) return;  // idle until request
+  if (!ACD_HANDLER_CALLABLE(p, on_next_task, ACD_ROLE_HANDLER_ON_NEXT_TASK)) {
+    AcdProducerFinish(p);
+    return;
+  }
 
   struct ArrowDeviceArray array;
   int code = p->source.get_next(&p->source, &array, &p->error);
@@ -255,10 +267,15 @@ static void AcdProducerStep(struct AcdAsyncJob* job) {
 int AcdAsyncProducerStart(struct ArrowAsyncDeviceStreamHandler* handler,
                           struct AcdBatchSource* source, const char* additional_metadata,
                           struct AcdError* error) {
-  if (handler == NULL || handler->on_schema == NULL || handler->on_next_task == NULL ||
-      handler->on_error == NULL || handler->release == NULL) {
-    return AcdErrorSet(error, EINVAL, "handler: expected all four callbacks");
+  if (handler == NULL) return AcdErrorSet(error, EINVAL, "handler: expected a handler, found NULL");
+  if ((uintptr_t)handler % _Alignof(struct ArrowAsyncDeviceStreamHandler) != 0) {
+    return AcdErrorSet(error, EINVAL, "handler: the struct at %p is misaligned", (void*)handler);
   }
+  int checked = ACD_CALLBACK_CHECK(handler->on_schema, ACD_ROLE_HANDLER_ON_SCHEMA, "handler.on_schema", error);
+  if (checked == ACD_OK) checked = ACD_CALLBACK_CHECK(handler->on_next_task, ACD_ROLE_HANDLER_ON_NEXT_TASK, "handler.on_next_task", error);
+  if (checked == ACD_OK) checked = ACD_CALLBACK_CHECK(handler->on_error, ACD_ROLE_HANDLER_ON_ERROR, "handler.on_error", error);
+  if (checked == ACD_OK) checked = ACD_CALLBACK_CHECK(handler->release, ACD_ROLE_HANDLER_RELEASE, "handler.release", error);
+  if (checked != ACD_OK) return checked;
   if (source->release == NULL) return AcdErrorSet(error, EINVAL, "source: released");
   int64_t metadata_size = AcdMetadataSize(additional_metadata, -1, error);
   if (metadata_size < 0) {

@@ -21,30 +21,139 @@ void AcdDeviceArrayStreamMove(struct ArrowDeviceArrayStream* src,
   src->release = NULL;
 }
 
+// Misaligned struct pointers are refused before a field is read.
+#define ACD_ALIGNED(p, type) (((uintptr_t)(p) % _Alignof(type)) == 0)
+
+// A release that cannot be called is not: the stream is marked released and
+// what it holds leaks (see AcdSchemaReleaseChecked).
+int AcdArrayStreamReleaseChecked(struct ArrowArrayStream* stream, struct AcdError* error) {
+  if (stream == NULL) return ACD_OK;
+  if (!ACD_ALIGNED(stream, struct ArrowArrayStream)) {
+    return AcdErrorSet(error, EINVAL, "release: the struct ArrowArrayStream at %p is misaligned",
+                       (void*)stream);
+  }
+  if (stream->release == NULL) return ACD_OK;
+  int code = ACD_CALLBACK_CHECK(stream->release, ACD_ROLE_ARRAY_STREAM_RELEASE, "release", error);
+  if (code == ACD_OK) {
+    stream->release(stream);
+    if (stream->release == NULL) return ACD_OK;
+    code = AcdErrorSet(error, EINVAL,
+                       "release: the callback returned without marking the stream released");
+  }
+  stream->release = NULL;
+  return code;
+}
+
+int AcdDeviceArrayStreamReleaseChecked(struct ArrowDeviceArrayStream* stream,
+                                       struct AcdError* error) {
+  if (stream == NULL) return ACD_OK;
+  if (!ACD_ALIGNED(stream, struct ArrowDeviceArrayStream)) {
+    return AcdErrorSet(error, EINVAL,
+                       "release: the struct ArrowDeviceArrayStream at %p is misaligned",
+                       (void*)stream);
+  }
+  if (stream->release == NULL) return ACD_OK;
+  int code =
+      ACD_CALLBACK_CHECK(stream->release, ACD_ROLE_DEVICE_STREAM_RELEASE, "release", error);
+  if (code == ACD_OK) {
+    stream->release(stream);
+    if (stream->release == NULL) return ACD_OK;
+    code = AcdErrorSet(error, EINVAL,
+                       "release: the callback returned without marking the stream released");
+  }
+  stream->release = NULL;
+  return code;
+}
+
 void AcdArrayStreamRelease(struct ArrowArrayStream* stream) {
-  if (stream != NULL && stream->release != NULL) stream->release(stream);
+  AcdArrayStreamReleaseChecked(stream, NULL);
 }
 
 void AcdDeviceArrayStreamRelease(struct ArrowDeviceArrayStream* stream) {
-  if (stream != NULL && stream->release != NULL) stream->release(stream);
+  AcdDeviceArrayStreamReleaseChecked(stream, NULL);
 }
 
 // ---- consumer-side calls ------------------------------------------------------
+
+// get_last_error's message is read only when it lies in readable memory and
+// ends within this many bytes.
+#define ACD_MAX_PRODUCER_MESSAGE 65536
 
 // The producer's message for a failed call, copied at once: get_last_error's
 // pointer is only valid until the next call on the stream.
 static int AcdStreamFailed(struct AcdError* error, const char* callback, int code,
                            const char* message) {
-  if (message != NULL) return AcdErrorSet(error, code, "%s: %s", callback, message);
+  if (message != NULL) {
+    int64_t n = 0;
+    while (n < ACD_MAX_PRODUCER_MESSAGE && AcdAddressRangeValid(message + n, 1) &&
+           message[n] != '\0') {
+      n++;
+    }
+    if (n < ACD_MAX_PRODUCER_MESSAGE && AcdAddressRangeValid(message + n, 1)) {
+      return AcdErrorSet(error, code, "%s: %s", callback, message);
+    }
+    return AcdErrorSet(error, code,
+                       "%s: error %d (%s), and get_last_error gave an invalid string (%p: not "
+                       "NUL-terminated within %d bytes of readable memory)",
+                       callback, code, strerror(code), (const void*)message,
+                       ACD_MAX_PRODUCER_MESSAGE);
+  }
   return AcdErrorSet(error, code, "%s: error %d (%s), and get_last_error gave no message",
                      callback, code, strerror(code));
 }
 
+// Every callback of a stream, checked before the first is called, so that a
+// stream is refused whole rather than half used. The roles are those of
+// kind (array or device), in the struct's member order.
+static int AcdStreamCheckCallbacks(void (*const fns[4])(void), const enum AcdCallbackRole roles[4],
+                                   struct AcdError* error) {
+  static const char* const names[4] = {"get_schema", "get_next", "get_last_error", "release"};
+  for (int i = 0; i < 4; i++) {
+    int code = AcdCallbackCheck(fns[i], roles[i], names[i], error);
+    if (code != ACD_OK) return code;
+  }
+  return ACD_OK;
+}
+
+static int AcdArrayStreamCheck(struct ArrowArrayStream* stream, const char* call,
+                               struct AcdError* error) {
+  if (!ACD_ALIGNED(stream, struct ArrowArrayStream)) {
+    return AcdErrorSet(error, EINVAL, "%s: the struct ArrowArrayStream at %p is misaligned", call,
+                       (void*)stream);
+  }
+  if (stream->release == NULL) return AcdErrorSet(error, EINVAL, "%s: the stream is released", call);
+  static const enum AcdCallbackRole roles[4] = {
+      ACD_ROLE_ARRAY_STREAM_GET_SCHEMA, ACD_ROLE_ARRAY_STREAM_GET_NEXT,
+      ACD_ROLE_ARRAY_STREAM_GET_LAST_ERROR, ACD_ROLE_ARRAY_STREAM_RELEASE};
+  void (*const fns[4])(void) = {
+      (void (*)(void))stream->get_schema, (void (*)(void))stream->get_next,
+      (void (*)(void))stream->get_last_error, (void (*)(void))stream->release};
+  return AcdStreamCheckCallbacks(fns, roles, error);
+}
+
+static int AcdDeviceArrayStreamCheck(struct ArrowDeviceArrayStream* stream, const char* call,
+                                     struct AcdError* error) {
+  if (!ACD_ALIGNED(stream, struct ArrowDeviceArrayStream)) {
+    return AcdErrorSet(error, EINVAL,
+                       "%s: the struct ArrowDeviceArrayStream at %p is misaligned", call,
+                       (void*)stream);
+  }
+  if (stream->release == NULL) return AcdErrorSet(error, EINVAL, "%s: the stream is released", call);
+  static const enum AcdCallbackRole roles[4] = {
+      ACD_ROLE_DEVICE_STREAM_GET_SCHEMA, ACD_ROLE_DEVICE_STREAM_GET_NEXT,
+      ACD_ROLE_DEVICE_STREAM_GET_LAST_ERROR, ACD_ROLE_DEVICE_STREAM_RELEASE};
+  void (*const fns[4])(void) = {
+      (void (*)(void))stream->get_schema, (void (*)(void))stream->get_next,
+      (void (*)(void))stream->get_last_error, (void (*)(void))stream->release};
+  return AcdStreamCheckCallbacks(fns, roles, error);
+}
+
 int AcdArrayStreamGetSchema(struct ArrowArrayStream* stream, struct ArrowSchema* out,
                             struct AcdError* error) {
-  if (stream->release == NULL) return AcdErrorSet(error, EINVAL, "get_schema: the stream is released");
+  int code = AcdArrayStreamCheck(stream, "get_schema", error);
+  if (code != ACD_OK) return code;
   out->release = NULL;
-  int code = stream->get_schema(stream, out);
+  code = stream->get_schema(stream, out);
   if (code != ACD_OK) {
     return AcdStreamFailed(error, "get_schema", code, stream->get_last_error(stream));
   }
@@ -56,9 +165,10 @@ int AcdArrayStreamGetSchema(struct ArrowArrayStream* stream, struct ArrowSchema*
 
 int AcdArrayStreamGetNext(struct ArrowArrayStream* stream, struct ArrowArray* out,
                           struct AcdError* error) {
-  if (stream->release == NULL) return AcdErrorSet(error, EINVAL, "get_next: the stream is released");
+  int code = AcdArrayStreamCheck(stream, "get_next", error);
+  if (code != ACD_OK) return code;
   out->release = NULL;
-  int code = stream->get_next(stream, out);
+  code = stream->get_next(stream, out);
   if (code != ACD_OK) {
     return AcdStreamFailed(error, "get_next", code, stream->get_last_error(stream));
   }
@@ -67,9 +177,10 @@ int AcdArrayStreamGetNext(struct ArrowArrayStream* stream, struct ArrowArray* ou
 
 int AcdDeviceArrayStreamGetSchema(struct ArrowDeviceArrayStream* stream, struct ArrowSchema* out,
                                   struct AcdError* error) {
-  if (stream->release == NULL) return AcdErrorSet(error, EINVAL, "get_schema: the stream is released");
+  int code = AcdDeviceArrayStreamCheck(stream, "get_schema", error);
+  if (code != ACD_OK) return code;
   out->release = NULL;
-  int code = stream->get_schema(stream, out);
+  code = stream->get_schema(stream, out);
   if (code != ACD_OK) {
     return AcdStreamFailed(error, "get_schema", code, stream->get_last_error(stream));
   }
@@ -81,9 +192,10 @@ int AcdDeviceArrayStreamGetSchema(struct ArrowDeviceArrayStream* stream, struct 
 
 int AcdDeviceArrayStreamGetNext(struct ArrowDeviceArrayStream* stream,
                                 struct ArrowDeviceArray* out, struct AcdError* error) {
-  if (stream->release == NULL) return AcdErrorSet(error, EINVAL, "get_next: the stream is released");
+  int code = AcdDeviceArrayStreamCheck(stream, "get_next", error);
+  if (code != ACD_OK) return code;
   out->array.release = NULL;
-  int code = stream->get_next(stream, out);
+  code = stream->get_next(stream, out);
   if (code != ACD_OK) {
     return AcdStreamFailed(error, "get_next", code, stream->get_last_error(stream));
   }
@@ -100,6 +212,7 @@ int AcdDeviceArrayStreamGetNext(struct ArrowDeviceArrayStream* stream,
 // ---- the C producer -------------------------------------------------------------
 
 struct AcdSourceStreamPrivate {
+  uint32_t kind;  // ACD_KIND_SOURCE_STREAM
   struct AcdBatchSource source;
   // The last failure; message[0] == 0 after a successful call.
   struct AcdError error;
@@ -151,6 +264,7 @@ static const char* AcdSourceStreamLastError(struct AcdSourceStreamPrivate* p) {
 }
 
 static void AcdSourceStreamFree(struct AcdSourceStreamPrivate* p) {
+  p->kind = 0;
   AcdBatchSourceRelease(&p->source);
   AcdFree(p);
 }
@@ -160,6 +274,7 @@ static int AcdSourceStreamNew(struct AcdBatchSource* source, struct AcdSourceStr
   if (source->release == NULL) return AcdErrorSet(error, EINVAL, "source: released");
   struct AcdSourceStreamPrivate* p = AcdCalloc(1, sizeof(struct AcdSourceStreamPrivate));
   if (p == NULL) return AcdErrorSet(error, ENOMEM, "out of memory allocating a stream");
+  p->kind = ACD_KIND_SOURCE_STREAM;
   AcdBatchSourceMove(source, &p->source);
   *out = p;
   return ACD_OK;
@@ -167,12 +282,23 @@ static int AcdSourceStreamNew(struct AcdBatchSource* source, struct AcdSourceStr
 
 // ArrowArrayStream callbacks.
 
-static int AcdArraySourceGetSchema(struct ArrowArrayStream* stream, struct ArrowSchema* out) {
-  return AcdSourceStreamGetSchema(stream->private_data, out);
+// Each callback first checks that the struct's private_data is one of ours
+// (a corrupted struct may point its callbacks here).
+static const char acd_not_ours[] = "the stream's private_data is not a stream of this library";
+#define ACD_SOURCE_STREAM(stream) \
+  (AcdPrivateIs((stream)->private_data, ACD_KIND_SOURCE_STREAM) \
+       ? (struct AcdSourceStreamPrivate*)(stream)->private_data    \
+       : NULL)
+
+int AcdArraySourceGetSchema(struct ArrowArrayStream* stream, struct ArrowSchema* out) {
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  if (p == NULL) return EINVAL;
+  return AcdSourceStreamGetSchema(p, out);
 }
 
-static int AcdArraySourceGetNext(struct ArrowArrayStream* stream, struct ArrowArray* out) {
-  struct AcdSourceStreamPrivate* p = stream->private_data;
+int AcdArraySourceGetNext(struct ArrowArrayStream* stream, struct ArrowArray* out) {
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  if (p == NULL) return EINVAL;
   struct ArrowDeviceArray device_array;
   int code = AcdSourceStreamGetNext(p, &device_array, ARROW_DEVICE_CPU);
   if (code != ACD_OK) {
@@ -183,12 +309,15 @@ static int AcdArraySourceGetNext(struct ArrowArrayStream* stream, struct ArrowAr
   return ACD_OK;
 }
 
-static const char* AcdArraySourceGetLastError(struct ArrowArrayStream* stream) {
-  return AcdSourceStreamLastError(stream->private_data);
+const char* AcdArraySourceGetLastError(struct ArrowArrayStream* stream) {
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  return p == NULL ? acd_not_ours : AcdSourceStreamLastError(p);
 }
 
-static void AcdArraySourceRelease(struct ArrowArrayStream* stream) {
-  AcdSourceStreamFree(stream->private_data);
+void AcdArraySourceRelease(struct ArrowArrayStream* stream) {
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  if (p == NULL) return;  // AcdArrayStreamRelease reports it
+  AcdSourceStreamFree(p);
   stream->release = NULL;
 }
 
@@ -213,21 +342,28 @@ int AcdArrayStreamInitSource(struct ArrowArrayStream* stream, struct AcdBatchSou
 
 // ArrowDeviceArrayStream callbacks.
 
-static int AcdDeviceSourceGetSchema(struct ArrowDeviceArrayStream* stream, struct ArrowSchema* out) {
-  return AcdSourceStreamGetSchema(stream->private_data, out);
+int AcdDeviceSourceGetSchema(struct ArrowDeviceArrayStream* stream, struct ArrowSchema* out) {
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  if (p == NULL) return EINVAL;
+  return AcdSourceStreamGetSchema(p, out);
 }
 
-static int AcdDeviceSourceGetNext(struct ArrowDeviceArrayStream* stream,
+int AcdDeviceSourceGetNext(struct ArrowDeviceArrayStream* stream,
                                   struct ArrowDeviceArray* out) {
-  return AcdSourceStreamGetNext(stream->private_data, out, stream->device_type);
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  if (p == NULL) return EINVAL;
+  return AcdSourceStreamGetNext(p, out, stream->device_type);
 }
 
-static const char* AcdDeviceSourceGetLastError(struct ArrowDeviceArrayStream* stream) {
-  return AcdSourceStreamLastError(stream->private_data);
+const char* AcdDeviceSourceGetLastError(struct ArrowDeviceArrayStream* stream) {
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  return p == NULL ? acd_not_ours : AcdSourceStreamLastError(p);
 }
 
-static void AcdDeviceSourceRelease(struct ArrowDeviceArrayStream* stream) {
-  AcdSourceStreamFree(stream->private_data);
+void AcdDeviceSourceRelease(struct ArrowDeviceArrayStream* stream) {
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  if (p == NULL) return;  // AcdDeviceArrayStreamRelease reports it
+  AcdSourceStreamFree(p);
   stream->release = NULL;
 }
 
