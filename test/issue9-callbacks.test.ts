@@ -327,3 +327,160 @@ test('item 3: a wasmBinary supplied at load is parsed with the same parser, and 
   expect(() => other.importBatch(exported.schema, exported.array)).toThrow(/root\.children\[0\]\.release: expected a function void\(struct ArrowArray\*\)/);
   expect(() => parseTableSignatures(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]))).toThrow(/not a wasm binary/);
 });
+
+// ---- item 4: a C Data tree is a tree ----------------------------------------------------
+
+const twoInts = () => new arrow.Table({
+  a: arrow.vectorFromArray([1, 2, 3], new arrow.Int32()),
+  b: arrow.vectorFromArray([4, 5, 6], new arrow.Int32()),
+  s: arrow.vectorFromArray(['p', 'q', 'r'], new arrow.Utf8()),
+  d: arrow.vectorFromArray(['x', 'y', 'x'], new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32())),
+}).batches[0];
+
+/** Imports an export after `mutate` (undone afterwards); returns the error. */
+function refusedImport(mutate: (x: ExportedArray) => () => void, validate: 'minimal' | 'default' | 'full' = 'default'): Error {
+  const start = acd.bytesAllocated();
+  const exported = acd.exportBatch(twoInts());
+  const undo = mutate(exported);
+  let error: unknown = null;
+  try {
+    acd.importBatch(exported.schema, exported.array, { validate }).release();
+  } catch (e) {
+    error = e;
+  }
+  undo();
+  exported.release();
+  expect(acd.bytesAllocated()).toBe(start);
+  expect(error).toBeInstanceOf(ArrowCDeviceError);
+  roundtripBatch(acd, twoInts(), 'view');
+  return error as Error;
+}
+
+/** Points children[i] of a struct at another struct; returns the undo. */
+function alias(struct: 'ArrowSchema' | 'ArrowArray', base: number, i: number, target: number): () => void {
+  const saved = childOf(struct, base, i);
+  setChild(struct, base, i, target);
+  return () => setChild(struct, base, i, saved);
+}
+
+describe('item 4: a struct reached twice is refused, naming both paths', () => {
+  test.each(['minimal', 'default', 'full'] as const)('item 4: two array children that are one struct (validate %s)', (validate) => {
+    const e = refusedImport((x) => alias('ArrowArray', x.array, 1, childOf('ArrowArray', x.array, 0)), validate);
+    expect(e.message).toMatch(/root\.children\[1\]: the same struct ArrowArray as root\.children\[0\] \(0x[0-9a-f]+\): a C Data tree is a tree/);
+  });
+  test('item 4: two schema children that are one struct', () => {
+    const e = refusedImport((x) => alias('ArrowSchema', x.schema, 1, childOf('ArrowSchema', x.schema, 0)));
+    expect(e.message).toMatch(/root\.children\[1\]: the same struct ArrowSchema as root\.children\[0\] /);
+  });
+  test('item 4: a dictionary that is another field\'s struct (schema and array)', () => {
+    const dictionaryOf = (struct: 'ArrowSchema' | 'ArrowArray', base: number) => st().ptr(struct, childOf(struct, base, 3), 'dictionary');
+    const redirect = (struct: 'ArrowSchema' | 'ArrowArray', base: number) => {
+      const at = childOf(struct, base, 3) + st().offsetOf(struct, 'dictionary');
+      const saved = dictionaryOf(struct, base);
+      acd.core.view.setUint32(at, childOf(struct, base, 2), true); // utf8 's', the dictionary's own type
+      return () => acd.core.view.setUint32(at, saved, true);
+    };
+    expect(refusedImport((x) => redirect('ArrowSchema', x.schema)).message)
+      .toMatch(/root\.children\[3\]\.dictionary: the same struct ArrowSchema as root\.children\[2\] /);
+    expect(refusedImport((x) => redirect('ArrowArray', x.array)).message)
+      .toMatch(/root\.children\[3\]\.dictionary: the same struct ArrowArray as root\.children\[2\] /);
+  });
+  test('item 4: a cycle names the ancestor', () => {
+    const e = refusedImport((x) => alias('ArrowSchema', x.schema, 1, x.schema));
+    expect(e.message).toMatch(/root\.children\[1\]: the same struct ArrowSchema as root /);
+  });
+
+  test('item 4: a DAG of depth 30 (2^30 paths, 31 structs) is refused at once', () => {
+    const start = acd.bytesAllocated();
+    const depth = 30;
+    const release = acd.core.addFunction((ptr: number) => st().setPtr('ArrowSchema', ptr, 'release', 0), 'vi');
+    const strings = acd.core.alloc(8);
+    acd.core.bytes.set([0x2b, 0x73, 0, 0x69, 0], strings); // "+s", "i"
+    const size = st().size('ArrowSchema');
+    const nodes = Array.from({ length: depth + 1 }, () => acd.core.alloc(size + 8));
+    nodes.forEach((node, level) => {
+      const leaf = level === depth;
+      st().setPtr('ArrowSchema', node, 'format', leaf ? strings + 3 : strings);
+      st().setI64('ArrowSchema', node, 'n_children', leaf ? 0 : 2);
+      // Both children of a level are the next level's one struct.
+      st().setPtr('ArrowSchema', node, 'children', leaf ? 0 : node + size);
+      if (!leaf) {
+        acd.core.view.setUint32(node + size, nodes[level + 1], true);
+        acd.core.view.setUint32(node + size + 4, nodes[level + 1], true);
+      }
+      st().setPtr('ArrowSchema', node, 'release', release);
+    });
+    const began = performance.now();
+    let error: unknown = null;
+    try {
+      acd.importSchema(nodes[0]).release();
+    } catch (e) {
+      error = e;
+    }
+    const ms = performance.now() - began;
+    expect(error).toBeInstanceOf(ArrowCDeviceError);
+    const deepest = 'root' + '.children[0]'.repeat(depth - 1);
+    expect((error as Error).message).toContain(`${deepest}.children[1]: the same struct ArrowSchema as ${deepest}.children[0] `);
+    expect(ms).toBeLessThan(50);
+    for (const node of nodes) acd.core.free(node);
+    acd.core.free(strings);
+    acd.core.removeFunction(release);
+    expect(acd.bytesAllocated()).toBe(start);
+  });
+});
+
+// ---- item 9: misaligned structs -----------------------------------------------------------
+
+describe('item 9: a misaligned struct pointer is an error, not undefined behaviour', () => {
+  /** A copy of the struct at ptr, `shift` bytes past an aligned address; returns [copy, block]. */
+  const misalignedCopy = (struct: StructName, ptr: number, shift: number): [number, number] => {
+    const size = st().size(struct);
+    const block = acd.core.alloc(size + 16);
+    acd.core.bytes.copyWithin(block + shift, ptr, ptr + size);
+    return [block + shift, block];
+  };
+
+  test.each([1, 4])('item 9: a schema at an address +%i', (shift) => {
+    const start = acd.bytesAllocated();
+    const exported = acd.exportBatch(batch());
+    const [copy, block] = misalignedCopy('ArrowSchema', exported.schema, shift);
+    expect(() => acd.importSchema(copy)).toThrow(new RegExp(`^root: expected a struct ArrowSchema aligned to 8 bytes, found 0x${copy.toString(16)}$`));
+    expect(() => acd.importBatch(copy, exported.array)).toThrow(ArrowCDeviceError);
+    acd.core.free(block);
+    exported.release();
+    expect(acd.bytesAllocated()).toBe(start);
+  });
+
+  test.each([1, 4])('item 9: a child schema and a child array at an address +%i', (shift) => {
+    const e1 = refusedImport((x) => {
+      const [copy, block] = misalignedCopy('ArrowSchema', childOf('ArrowSchema', x.schema, 1), shift);
+      const undo = alias('ArrowSchema', x.schema, 1, copy);
+      return () => { undo(); acd.core.free(block); };
+    });
+    expect(e1.message).toMatch(/root\.children\[1\]: expected a struct ArrowSchema aligned to 8 bytes/);
+    const e2 = refusedImport((x) => {
+      const [copy, block] = misalignedCopy('ArrowArray', childOf('ArrowArray', x.array, 1), shift);
+      const undo = alias('ArrowArray', x.array, 1, copy);
+      return () => { undo(); acd.core.free(block); };
+    });
+    expect(e2.message).toMatch(/root\.children\[1\]: expected a struct ArrowArray aligned to 8 bytes/);
+  });
+
+  test('item 9: an array, a device array and a pointer array at an odd address', () => {
+    const e = refusedImport((x) => {
+      const at = x.array + st().offsetOf('ArrowArray', 'children');
+      const saved = acd.core.view.getUint32(at, true);
+      acd.core.view.setUint32(at, saved + 2, true);
+      return () => acd.core.view.setUint32(at, saved, true);
+    });
+    expect(e.message).toMatch(/root\.children: expected 4 pointers aligned to 4 bytes/);
+    const start = acd.bytesAllocated();
+    const exported = acd.exportDeviceBatch(batch());
+    const [copy, block] = misalignedCopy('ArrowDeviceArray', exported.array, 4);
+    expect(() => acd.importDeviceBatch(exported.schema, copy)).toThrow(/expected a struct ArrowArray aligned to 8 bytes/);
+    expect(() => acd.importDeviceBatch(exported.schema, copy, { device: 'keep' })).toThrow(ArrowCDeviceError);
+    acd.core.free(block);
+    exported.release();
+    expect(acd.bytesAllocated()).toBe(start);
+  });
+});
