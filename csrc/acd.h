@@ -355,8 +355,9 @@ int64_t AcdUtf8Validate(const void* data, int64_t size);
 // failure says where it happened.
 
 #define ACD_VALIDATION_MAX_DEPTH 64
-// Bounds the work of one validation: a tree that reuses the same child struct
-// in many places would otherwise take time exponential in its depth.
+// Bounds the work of one validation. A struct reached twice is refused
+// (AcdValidationVisitStruct), so a walk visits each struct once and its work
+// is bounded by the input's size; this caps that size.
 #define ACD_VALIDATION_MAX_NODES (1 << 20)
 
 // Structs seen by one walk: an open-addressing set of addresses, inline for

@@ -69,8 +69,7 @@ int AcdValidationSeen(struct AcdValidation* v, const void* ptr) {
 int AcdValidationVisit(struct AcdValidation* v) {
   if (--v->nodes_left >= 0) return ACD_OK;
   return AcdValidationFail(v, NULL, EINVAL,
-                           "more than %d nodes: a tree this large, or one that reuses the same "
-                           "child struct in many places, is not accepted",
+                           "more than %d nodes: a tree this large is not accepted",
                            ACD_VALIDATION_MAX_NODES);
 }
 

@@ -323,9 +323,14 @@ test('item 3: a wasmBinary supplied at load is parsed with the same parser, and 
   const other = await ArrowCDevice.load({ wasmBinary: binary });
   const exported = other.exportBatch(batch());
   const s = other.core.structs;
-  s.setPtr('ArrowArray', s.ptrAt(s.ptr('ArrowArray', exported.array, 'children')), 'release', OUT_OF_RANGE);
+  const child = s.ptrAt(s.ptr('ArrowArray', exported.array, 'children'));
+  const release = s.ptr('ArrowArray', child, 'release');
+  s.setPtr('ArrowArray', child, 'release', OUT_OF_RANGE);
   expect(() => other.importBatch(exported.schema, exported.array)).toThrow(/root\.children\[0\]\.release: expected a function void\(struct ArrowArray\*\)/);
+  s.setPtr('ArrowArray', child, 'release', release);
   expect(() => parseTableSignatures(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]))).toThrow(/not a wasm binary/);
+  await expect(ArrowCDevice.load({ wasmBinary: binary.slice(0, 200) })).rejects.toThrow(/^wasmBinary: its function table could not be read: wasm: unexpected end/);
+  exported.release();
 });
 
 // ---- item 4: a C Data tree is a tree ----------------------------------------------------

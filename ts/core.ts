@@ -4,7 +4,7 @@
 
 import createAcdCore from './generated/core.js';
 import { DEVICE_EXPORTS, type DeviceExports } from './device-core.js';
-import { ArrowCDeviceError } from './errors.js';
+import { ArrowCDeviceError, EINVAL } from './errors.js';
 import { wasm32 } from './generated/layout.js';
 import { StructReader } from './structs.js';
 import { TABLE_SIGNATURES } from './generated/wasm-table.js';
@@ -85,9 +85,14 @@ export class Core {
   static async load(options: LoadOptions = {}): Promise<Core> {
     // The embedded binary's table was parsed at build time; a supplied one
     // is parsed here, with the same parser.
-    const slots = options.wasmBinary
-      ? parseTableSignatures(options.wasmBinary instanceof Uint8Array ? options.wasmBinary : new Uint8Array(options.wasmBinary))
-      : TABLE_SIGNATURES.split(',');
+    let slots = TABLE_SIGNATURES.split(',');
+    if (options.wasmBinary) {
+      try {
+        slots = parseTableSignatures(options.wasmBinary instanceof Uint8Array ? options.wasmBinary : new Uint8Array(options.wasmBinary));
+      } catch (e) {
+        throw new ArrowCDeviceError(`wasmBinary: its function table could not be read: ${(e as Error).message}`, EINVAL);
+      }
+    }
     const m = (await createAcdCore(options.wasmBinary ? { wasmBinary: options.wasmBinary } : {})) as EmscriptenModule;
     return new Core(m, slots);
   }

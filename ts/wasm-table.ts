@@ -95,6 +95,7 @@ export function parseTableSignatures(bytes: Uint8Array): TableSignatures {
   while (r.at < bytes.length) {
     const id = r.byte();
     const size = r.u32();
+    if (r.at + size > bytes.length) throw new Error(`wasm: unexpected end in section ${id} at byte ${r.at}`);
     const s = new Reader(bytes, r.at + size);
     s.at = r.at;
     if (id === 1) {

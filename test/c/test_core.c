@@ -1427,7 +1427,7 @@ static void TestValidateOutOfMemory(void) {
   struct ArrowSchema schema, child_schema;
   struct ArrowSchema* schema_children[1] = {&child_schema};
   SchemaSet(&child_schema, "i", NULL, 0, 0, NULL);
-  SchemaSet(&schema, "+l", NULL, 0, 1, (struct ArrowSchema**)(end - 2));
+  SchemaSet(&schema, "+l", NULL, 0, 1, (struct ArrowSchema**)end);
   CHECK_FAILS(AcdSchemaValidate(&schema, &error), EINVAL, &error,
               "root.children: expected 1 child pointers, found a pointer whose range is not in "
               "readable memory");
