@@ -28,9 +28,9 @@ int AcdValidationSeen(struct AcdValidation* v, const void* ptr) {
   uintptr_t key = (uintptr_t)ptr;
   size_t h = AcdSeenSlot(v->seen, v->seen_capacity, key);
   if (v->seen[h] == key) return 1;
-  // At most half full: double (one allocation per doubling, never per node).
+  // At most half full: grow fourfold (a few allocations per walk, never one per node).
   if ((v->seen_count + 1) * 2 > v->seen_capacity) {
-    size_t capacity = v->seen_capacity * 2;
+    size_t capacity = v->seen_capacity * 4;
     uintptr_t* table = AcdCalloc((int64_t)capacity, (int64_t)sizeof(uintptr_t));
     if (table == NULL) return -1;
     for (size_t i = 0; i < v->seen_capacity; i++) {
