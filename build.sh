@@ -51,7 +51,7 @@ inputs_hash() {
 }
 stamp=build/.stamp-$what
 hash=$(inputs_hash)
-if [[ -f $stamp && $(cat "$stamp") == "$hash" && -f ts/generated/core.js && -f ts/generated/layout.ts \
+if [[ -f $stamp && $(cat "$stamp") == "$hash" && -f ts/generated/core.js && -f ts/generated/layout.ts && -f ts/generated/wasm-table.ts \
       && ( $what == core || -f dist/index.mjs ) ]]; then
   say "up to date (inputs unchanged since the last build)"
   exit 0
@@ -88,6 +88,9 @@ emcc -O2 --bind "${objs[@]}" -o build/core/core.mjs \
   -sMAXIMUM_MEMORY=2GB -sFILESYSTEM=0 -sEXPORTED_RUNTIME_METHODS=addFunction,removeFunction \
   -sINCOMING_MODULE_JS_API=wasmBinary,print,printErr
 node scripts/gen-core.mjs build/core/core.mjs ts/generated/core.js
+# Each function table slot's signature, so that callbacks read from structs are
+# checked before C calls them (ts/wasm-table.ts, csrc/callback.c).
+node scripts/gen-wasm-table.mjs build/core/core.mjs ts/wasm-table.ts ts/generated/wasm-table.ts
 [[ $what == core ]] && { echo "$hash" > "$stamp"; say "core done"; exit 0; }
 
 # ---- types and dist ---------------------------------------------------------

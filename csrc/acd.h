@@ -52,6 +52,90 @@ void* AcdBufferAlloc(int64_t size);
 void AcdBufferFree(void* ptr);
 int64_t AcdBytesAllocated(void);
 
+// Whether ptr is the start of a live block of AcdMalloc/AcdCalloc/
+// AcdBufferAlloc (each block carries a magic tied to its address, cleared on
+// free). AcdFree refuses any other pointer instead of corrupting the heap.
+int AcdBlockLive(const void* ptr);
+
+// The private data of this library's callbacks starts with one of these
+// tags, checked before use: a corrupted struct may point its release at our
+// function with another struct's private_data.
+enum AcdPrivateKind {
+  ACD_KIND_SCHEMA = 0x53434831,       // "SCH1"
+  ACD_KIND_ARRAY = 0x41525231,        // "ARR1"
+  ACD_KIND_DEVICE_ARRAY = 0x44415231, // "DAR1"
+  ACD_KIND_SOURCE_STREAM = 0x53545231 // "STR1"
+};
+
+// Whether private_data is a live block of ours tagged `kind`.
+int AcdPrivateIs(const void* private_data, enum AcdPrivateKind kind);
+
+// ---- callbacks (callback.c) ------------------------------------------------
+// Every call of a function pointer read from a struct is checked first: on
+// wasm an index out of the table, NULL, or of another signature traps.
+
+// The wasm signatures of the spec's callbacks (Emscripten notation; pointers
+// are i32 on wasm32, int64_t is i64). The TS side uses the same numbers.
+enum AcdSignature {
+  ACD_SIG_V_P = 1,    // 'vi':    void(T*)
+  ACD_SIG_I_PP = 2,   // 'iii':   int(T*, U*)
+  ACD_SIG_P_P = 3,    // 'ii':    const char*(T*)
+  ACD_SIG_V_PJ = 4,   // 'vij':   void(T*, int64_t)
+  ACD_SIG_I_PPP = 5,  // 'iiii':  int(T*, U*, const char*)
+  ACD_SIG_V_PIPP = 6  // 'viiii': void(T*, int, const char*, const char*)
+};
+
+// The member a callback is called as.
+enum AcdCallbackRole {
+  ACD_ROLE_SCHEMA_RELEASE,
+  ACD_ROLE_ARRAY_RELEASE,
+  ACD_ROLE_ARRAY_STREAM_GET_SCHEMA,
+  ACD_ROLE_ARRAY_STREAM_GET_NEXT,
+  ACD_ROLE_ARRAY_STREAM_GET_LAST_ERROR,
+  ACD_ROLE_ARRAY_STREAM_RELEASE,
+  ACD_ROLE_DEVICE_STREAM_GET_SCHEMA,
+  ACD_ROLE_DEVICE_STREAM_GET_NEXT,
+  ACD_ROLE_DEVICE_STREAM_GET_LAST_ERROR,
+  ACD_ROLE_DEVICE_STREAM_RELEASE,
+  ACD_ROLE_HANDLER_ON_SCHEMA,
+  ACD_ROLE_HANDLER_ON_NEXT_TASK,
+  ACD_ROLE_HANDLER_ON_ERROR,
+  ACD_ROLE_HANDLER_RELEASE,
+  ACD_ROLE_PRODUCER_REQUEST,
+  ACD_ROLE_PRODUCER_CANCEL,
+  ACD_ROLE_TASK_EXTRACT_DATA,
+  ACD_ROLE_COUNT
+};
+
+// Whether fn may be called as `role`: not NULL; in the function table with
+// the role's exact signature (natively: not NULL); and, when it is one of
+// this library's callbacks, one made for that role.
+int AcdCallbackValid(void (*fn)(void), enum AcdCallbackRole role);
+#define ACD_CALLBACK_VALID(fn, role) AcdCallbackValid((void (*)(void))(fn), (role))
+
+// "expected a function void(struct ArrowArray*) ..., found ..." into out.
+const char* AcdCallbackDescribe(void (*fn)(void), enum AcdCallbackRole role, char* out,
+                                size_t size);
+
+// ACD_OK, or EINVAL with "<where>: expected ..., found ..." in error.
+int AcdCallbackCheck(void (*fn)(void), enum AcdCallbackRole role, const char* where,
+                     struct AcdError* error);
+#define ACD_CALLBACK_CHECK(fn, role, where, error) \
+  AcdCallbackCheck((void (*)(void))(fn), (role), (where), (error))
+
+// This library's callbacks (known to callback.c with their roles).
+void AcdSchemaReleaseOwned(struct ArrowSchema* schema);
+void AcdArrayReleaseOwned(struct ArrowArray* array);
+void AcdDeviceArrayReleaseNode(struct ArrowArray* array);
+int AcdArraySourceGetSchema(struct ArrowArrayStream* stream, struct ArrowSchema* out);
+int AcdArraySourceGetNext(struct ArrowArrayStream* stream, struct ArrowArray* out);
+const char* AcdArraySourceGetLastError(struct ArrowArrayStream* stream);
+void AcdArraySourceRelease(struct ArrowArrayStream* stream);
+int AcdDeviceSourceGetSchema(struct ArrowDeviceArrayStream* stream, struct ArrowSchema* out);
+int AcdDeviceSourceGetNext(struct ArrowDeviceArrayStream* stream, struct ArrowDeviceArray* out);
+const char* AcdDeviceSourceGetLastError(struct ArrowDeviceArrayStream* stream);
+void AcdDeviceSourceRelease(struct ArrowDeviceArrayStream* stream);
+
 // Whether [ptr, ptr + size) lies in readable memory. On wasm this is the
 // linear memory's current size; natively only NULL is rejected. Both reject
 // simulated device memory and pending host-accessible device memory
@@ -180,15 +264,29 @@ int AcdArrayInit(struct ArrowArray* array, int64_t length, int64_t null_count,
                  int64_t offset, int64_t n_buffers, int64_t n_children,
                  int with_dictionary, struct AcdError* error);
 
+// The start of the private data of every array block: its kind tag and
+// where its children and dictionary are (the struct's own fields are the
+// consumer's to change).
+struct AcdArrayBlock {
+  uint32_t kind;
+  int64_t n_children;
+  struct ArrowArray* children;
+  struct ArrowArray* dictionary;
+};
+
+// Releases the children and the dictionary of a block (those not moved out).
+void AcdArrayBlockReleaseChildren(struct AcdArrayBlock* block);
+
 // The allocation behind AcdArrayInit, for producers with private data of
 // their own: initializes `array` the same way, in one block that starts with
-// private_size zeroed bytes (*private_data; array->private_data points there)
-// and holds n_buffers zeroed slots for the buffers the producer will own
+// private_size zeroed bytes (*private_data; array->private_data points there;
+// they start with a struct AcdArrayBlock tagged `kind`, filled here) and
+// holds n_buffers zeroed slots for the buffers the producer will own
 // (*owned); release becomes array->release. On failure nothing is allocated
 // and array->release is NULL.
 int AcdArrayInitBlock(struct ArrowArray* array, int64_t length, int64_t null_count,
                       int64_t offset, int64_t n_buffers, int64_t n_children,
-                      int with_dictionary, int64_t private_size,
+                      int with_dictionary, int64_t private_size, enum AcdPrivateKind kind,
                       void (*release)(struct ArrowArray*), void** private_data, void*** owned,
                       struct AcdError* error);
 
@@ -206,7 +304,14 @@ void AcdSchemaMove(struct ArrowSchema* src, struct ArrowSchema* dst);
 void AcdArrayMove(struct ArrowArray* src, struct ArrowArray* dst);
 void AcdDeviceArrayMove(struct ArrowDeviceArray* src, struct ArrowDeviceArray* dst);
 
-// Calls the release callback when the struct is not released yet.
+// Calls the release callback when the struct is not released yet. A release
+// that is not a callable function of the right kind (ACD_CALLBACK_VALID) is
+// never called: the struct is marked released (release = NULL) and what it
+// holds is leaked, the only safe outcome, and EINVAL says so in error (NULL
+// allowed). So is a release that returned without marking the struct
+// released, as the spec requires. Either way the caller owns nothing after.
+int AcdSchemaReleaseChecked(struct ArrowSchema* schema, struct AcdError* error);
+int AcdArrayReleaseChecked(struct ArrowArray* array, struct AcdError* error);
 void AcdSchemaRelease(struct ArrowSchema* schema);
 void AcdArrayRelease(struct ArrowArray* array);
 
@@ -250,18 +355,46 @@ int64_t AcdUtf8Validate(const void* data, int64_t size);
 // failure says where it happened.
 
 #define ACD_VALIDATION_MAX_DEPTH 64
-// Bounds the work of one validation: a tree that reuses the same child struct
-// in many places would otherwise take time exponential in its depth.
+// Bounds the work of one validation. A struct reached twice is refused
+// (AcdValidationVisitStruct), so a walk visits each struct once and its work
+// is bounded by the input's size; this caps that size.
 #define ACD_VALIDATION_MAX_NODES (1 << 20)
+
+// Structs seen by one walk: an open-addressing set of addresses, inline for
+// small trees, on the heap (AcdValidationEnd frees it) for larger ones.
+#define ACD_VALIDATION_SEEN_INLINE 64
 
 struct AcdValidation {
   struct AcdError* error;
   int64_t nodes_left;
   size_t path_length;
   char path[1024];
+  const void* root;  // the walk's root, for AcdValidationVisitStruct
+  uintptr_t* seen;
+  size_t seen_capacity;  // 0 until the first struct is recorded
+  size_t seen_count;
+  uintptr_t seen_inline[ACD_VALIDATION_SEEN_INLINE];
 };
 
 void AcdValidationInit(struct AcdValidation* v, struct AcdError* error);
+// Frees what the walk allocated (the seen set, when it outgrew its inline
+// room). Any walk that called AcdValidationSeen ends with it.
+void AcdValidationEnd(struct AcdValidation* v);
+
+// Records a struct reached by the walk: 0 the first time, 1 when it was
+// reached before (the tree is a DAG or has a cycle), -1 when out of memory.
+int AcdValidationSeen(struct AcdValidation* v, const void* ptr);
+
+enum AcdTreeKind { ACD_TREE_SCHEMA, ACD_TREE_ARRAY };
+
+// Records node (a struct ArrowSchema or ArrowArray under v->root) as reached;
+// fails with both paths when it was reached before ("root.children[1]: the
+// same struct ArrowArray as root.children[0] ..."): a DAG would make the
+// work exponential in the depth.
+int AcdValidationVisitStruct(struct AcdValidation* v, const void* root, const void* node,
+                             enum AcdTreeKind kind);
+int AcdTreeFindPath(const void* node, const void* target, enum AcdTreeKind kind, char* path,
+                    size_t size, int depth);
 
 // Counts one visited node; fails once ACD_VALIDATION_MAX_NODES were visited.
 int AcdValidationVisit(struct AcdValidation* v);
@@ -293,6 +426,9 @@ int AcdValidationPrefix(struct AcdValidation* v, int code);
 
 // Whether `size` bytes at ptr may be read (always when size is 0).
 int AcdValidationReadable(const void* ptr, int64_t size);
+
+// Whether ptr is aligned to `alignment` bytes (a struct's, or a pointer's).
+#define ACD_IS_ALIGNED(ptr, alignment) (((uintptr_t)(ptr) % (uintptr_t)(alignment)) == 0)
 
 // One array of the walk, with the facts derived from it once
 // (validate_array.c; the FULL checks are in validate_content.c).
@@ -333,6 +469,11 @@ void AcdDeviceArrayStreamMove(struct ArrowDeviceArrayStream* src,
 // Calls the release callback when the stream is not released yet (NULL allowed).
 void AcdArrayStreamRelease(struct ArrowArrayStream* stream);
 void AcdDeviceArrayStreamRelease(struct ArrowDeviceArrayStream* stream);
+// The same, with a release that cannot be called reported in error (as
+// AcdSchemaReleaseChecked: never called, the stream marked released).
+int AcdArrayStreamReleaseChecked(struct ArrowArrayStream* stream, struct AcdError* error);
+int AcdDeviceArrayStreamReleaseChecked(struct ArrowDeviceArrayStream* stream,
+                                       struct AcdError* error);
 
 // Consumer-side calls of a stream's callbacks. A released stream is refused
 // (EINVAL, nothing is called). When the producer returns non-zero, its code is

@@ -10,20 +10,27 @@
 #include "acd.h"
 
 struct AcdArrayPrivate {
+  struct AcdArrayBlock block;  // kind ACD_KIND_ARRAY
   int64_t n_buffers;
   // Buffers allocated by AcdArrayAllocateBuffer, freed on release.
   void** owned;
 };
 
-static void AcdArrayReleaseOwned(struct ArrowArray* array) {
+void AcdArrayBlockReleaseChildren(struct AcdArrayBlock* block) {
+  for (int64_t i = 0; i < block->n_children; i++) AcdArrayRelease(&block->children[i]);
+  AcdArrayRelease(block->dictionary);
+}
+
+// Does nothing on a struct whose private_data is not one of our array blocks
+// (a corrupted struct pointing its release here); AcdArrayRelease reports it.
+void AcdArrayReleaseOwned(struct ArrowArray* array) {
   struct AcdArrayPrivate* private_data = (struct AcdArrayPrivate*)array->private_data;
-  for (int64_t i = 0; i < array->n_children; i++) {
-    AcdArrayRelease(array->children[i]);
-  }
-  if (array->dictionary != NULL) AcdArrayRelease(array->dictionary);
+  if (!AcdPrivateIs(private_data, ACD_KIND_ARRAY)) return;
+  AcdArrayBlockReleaseChildren(&private_data->block);
   for (int64_t i = 0; i < private_data->n_buffers; i++) {
     AcdBufferFree(private_data->owned[i]);
   }
+  private_data->block.kind = 0;
   AcdFree(private_data);
   array->release = NULL;
 }
@@ -32,7 +39,7 @@ static int64_t AcdAlignUp(int64_t n) { return (n + 15) / 16 * 16; }
 
 int AcdArrayInitBlock(struct ArrowArray* array, int64_t length, int64_t null_count,
                       int64_t offset, int64_t n_buffers, int64_t n_children,
-                      int with_dictionary, int64_t private_size,
+                      int with_dictionary, int64_t private_size, enum AcdPrivateKind kind,
                       void (*release)(struct ArrowArray*), void** private_data, void*** owned,
                       struct AcdError* error) {
   array->release = NULL;
@@ -62,6 +69,11 @@ int AcdArrayInitBlock(struct ArrowArray* array, int64_t length, int64_t null_cou
 
   unsigned char* block = AcdCalloc(1, at);
   if (block == NULL) return AcdErrorSet(error, ENOMEM, "out of memory allocating an array of %lld bytes", (long long)at);
+  struct AcdArrayBlock* head = (struct AcdArrayBlock*)block;
+  head->kind = kind;
+  head->n_children = n_children;
+  head->children = (struct ArrowArray*)(block + child_structs_at);
+  head->dictionary = with_dictionary ? (struct ArrowArray*)(block + dictionary_at) : NULL;
   struct ArrowArray** children = (struct ArrowArray**)(block + children_at);
   for (int64_t i = 0; i < n_children; i++) {
     children[i] = (struct ArrowArray*)(block + child_structs_at) + i;
@@ -89,7 +101,7 @@ int AcdArrayInit(struct ArrowArray* array, int64_t length, int64_t null_count,
   void** owned;
   int code = AcdArrayInitBlock(array, length, null_count, offset, n_buffers, n_children,
                                with_dictionary, (int64_t)sizeof(struct AcdArrayPrivate),
-                               &AcdArrayReleaseOwned, &block, &owned, error);
+                               ACD_KIND_ARRAY, &AcdArrayReleaseOwned, &block, &owned, error);
   if (code != ACD_OK) return code;
   struct AcdArrayPrivate* private_data = (struct AcdArrayPrivate*)block;
   private_data->n_buffers = n_buffers;
@@ -100,6 +112,7 @@ int AcdArrayInit(struct ArrowArray* array, int64_t length, int64_t null_count,
 void* AcdArrayAllocateBuffer(struct ArrowArray* array, int64_t i, int64_t size) {
   if (array->release != &AcdArrayReleaseOwned) return NULL;
   struct AcdArrayPrivate* private_data = (struct AcdArrayPrivate*)array->private_data;
+  if (!AcdPrivateIs(private_data, ACD_KIND_ARRAY)) return NULL;
   if (i < 0 || i >= private_data->n_buffers || private_data->owned[i] != NULL) return NULL;
   void* buffer = AcdBufferAlloc(size);
   if (buffer == NULL) return NULL;

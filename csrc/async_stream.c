@@ -210,6 +210,10 @@ static void AcdProducerCancel(struct ArrowAsyncProducer* self) {
   AcdAsyncSchedule(&p->job);
 }
 
+// A handler callback that is not callable (ACD_CALLBACK_VALID) is skipped:
+// the producer then finishes, as after a consumer's failure.
+#define ACD_HANDLER_CALLABLE(p, fn, role) ACD_CALLBACK_VALID((p)->handler->fn, (role))
+
 static void AcdProducerDestroy(struct AcdAsyncProducerPrivate* p) {
   AcdAsyncUnschedule(&p->job);
   AcdBatchSourceRelease(&p->source);
@@ -222,13 +226,17 @@ static void AcdProducerDestroy(struct AcdAsyncProducerPrivate* p) {
 // producer struct stays valid until handler->release has returned).
 static void AcdProducerFinish(struct AcdAsyncProducerPrivate* p) {
   p->calling = "release";
-  p->handler->release(p->handler);
+  if (ACD_HANDLER_CALLABLE(p, release, ACD_ROLE_HANDLER_RELEASE)) p->handler->release(p->handler);
+  p->calling = NULL;
   AcdProducerDestroy(p);
 }
 
 static void AcdProducerFail(struct AcdAsyncProducerPrivate* p, int code) {
   p->calling = "on_error";
-  p->handler->on_error(p->handler, code, p->error.message, NULL);
+  if (ACD_HANDLER_CALLABLE(p, on_error, ACD_ROLE_HANDLER_ON_ERROR)) {
+    p->handler->on_error(p->handler, code, p->error.message, NULL);
+  }
+  p->calling = NULL;
   AcdProducerFinish(p);
 }
 
@@ -275,7 +283,9 @@ static void AcdProducerStepSchema(struct AcdAsyncProducerPrivate* p) {
     return;
   }
   p->calling = "on_schema";
-  code = p->handler->on_schema(p->handler, schema);
+  code = ACD_HANDLER_CALLABLE(p, on_schema, ACD_ROLE_HANDLER_ON_SCHEMA)
+             ? p->handler->on_schema(p->handler, schema)
+             : EINVAL;
   p->calling = NULL;
   // The consumer moves the schema out; release whatever it left.
   AcdSchemaRelease(schema);
@@ -297,6 +307,10 @@ static void AcdProducerStepNext(struct AcdAsyncProducerPrivate* p) {
     return;
   }
   if (p->credit <= 0) return;  // idle until request
+  if (!ACD_HANDLER_CALLABLE(p, on_next_task, ACD_ROLE_HANDLER_ON_NEXT_TASK)) {
+    AcdProducerFinish(p);
+    return;
+  }
 
   struct ArrowDeviceArray array;
   int code = p->source.get_next(&p->source, &array, &p->error);
@@ -362,10 +376,15 @@ static void AcdProducerStep(struct AcdAsyncJob* job) {
 int AcdAsyncProducerStart(struct ArrowAsyncDeviceStreamHandler* handler,
                           struct AcdBatchSource* source, const char* additional_metadata,
                           struct AcdError* error) {
-  if (handler == NULL || handler->on_schema == NULL || handler->on_next_task == NULL ||
-      handler->on_error == NULL || handler->release == NULL) {
-    return AcdErrorSet(error, EINVAL, "handler: expected all four callbacks");
+  if (handler == NULL) return AcdErrorSet(error, EINVAL, "handler: expected a handler, found NULL");
+  if ((uintptr_t)handler % _Alignof(struct ArrowAsyncDeviceStreamHandler) != 0) {
+    return AcdErrorSet(error, EINVAL, "handler: the struct at %p is misaligned", (void*)handler);
   }
+  int checked = ACD_CALLBACK_CHECK(handler->on_schema, ACD_ROLE_HANDLER_ON_SCHEMA, "handler.on_schema", error);
+  if (checked == ACD_OK) checked = ACD_CALLBACK_CHECK(handler->on_next_task, ACD_ROLE_HANDLER_ON_NEXT_TASK, "handler.on_next_task", error);
+  if (checked == ACD_OK) checked = ACD_CALLBACK_CHECK(handler->on_error, ACD_ROLE_HANDLER_ON_ERROR, "handler.on_error", error);
+  if (checked == ACD_OK) checked = ACD_CALLBACK_CHECK(handler->release, ACD_ROLE_HANDLER_RELEASE, "handler.release", error);
+  if (checked != ACD_OK) return checked;
   if (source->release == NULL) return AcdErrorSet(error, EINVAL, "source: released");
   int64_t metadata_size = AcdMetadataSize(additional_metadata, -1, error);
   if (metadata_size < 0) {

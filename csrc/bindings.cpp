@@ -72,8 +72,12 @@ void ArrayMove(uintptr_t src, uintptr_t dst) { AcdArrayMove(Ptr<ArrowArray>(src)
 void DeviceArrayMove(uintptr_t src, uintptr_t dst) {
   AcdDeviceArrayMove(Ptr<ArrowDeviceArray>(src), Ptr<ArrowDeviceArray>(dst));
 }
-void SchemaRelease(uintptr_t schema) { AcdSchemaRelease(Ptr<ArrowSchema>(schema)); }
-void ArrayRelease(uintptr_t array) { AcdArrayRelease(Ptr<ArrowArray>(array)); }
+// A release that cannot be called is reported (EINVAL, lastError) and the
+// struct marked released (AcdSchemaReleaseChecked).
+int SchemaRelease(uintptr_t schema) {
+  return AcdSchemaReleaseChecked(Ptr<ArrowSchema>(schema), &last_error);
+}
+int ArrayRelease(uintptr_t array) { return AcdArrayReleaseChecked(Ptr<ArrowArray>(array), &last_error); }
 
 int SchemaValidate(uintptr_t schema) { return AcdSchemaValidate(Ptr<const ArrowSchema>(schema), &last_error); }
 

@@ -7,6 +7,7 @@
 
 #include <emscripten/bind.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -27,66 +28,113 @@ uintptr_t Addr(const void* p) { return reinterpret_cast<uintptr_t>(p); }
 std::string StreamLastError() { return std::string(stream_error.message); }
 
 // ---- raw trampolines: call the producer's callback, nothing else --------------
+// Each checks the callback first (ACD_CALLBACK_CHECK): one that cannot be
+// called gives EINVAL (0 for get_last_error) with the message in
+// streamLastError, instead of a trap. Void callbacks return ACD_OK when called.
+
+template <typename T>
+bool Aligned(const T* p, const char* call) {
+  if (reinterpret_cast<uintptr_t>(p) % alignof(T) == 0) return true;
+  AcdErrorSet(&stream_error, EINVAL, "%s: the struct at %p is misaligned", call,
+              static_cast<const void*>(p));
+  return false;
+}
+
+#define ACD_TRAMPOLINE_CHECK(ptr, fn, role, name)                                  \
+  do {                                                                             \
+    if (!Aligned(ptr, name)) return EINVAL;                                        \
+    int code_ = ACD_CALLBACK_CHECK(ptr->fn, role, name, &stream_error);            \
+    if (code_ != ACD_OK) return code_;                                             \
+  } while (0)
 
 int ArrayStreamCallGetSchema(uintptr_t s, uintptr_t out) {
   auto* stream = Ptr<ArrowArrayStream>(s);
+  ACD_TRAMPOLINE_CHECK(stream, get_schema, ACD_ROLE_ARRAY_STREAM_GET_SCHEMA, "get_schema");
   return stream->get_schema(stream, Ptr<ArrowSchema>(out));
 }
 int ArrayStreamCallGetNext(uintptr_t s, uintptr_t out) {
   auto* stream = Ptr<ArrowArrayStream>(s);
+  ACD_TRAMPOLINE_CHECK(stream, get_next, ACD_ROLE_ARRAY_STREAM_GET_NEXT, "get_next");
   return stream->get_next(stream, Ptr<ArrowArray>(out));
 }
 uintptr_t ArrayStreamCallGetLastError(uintptr_t s) {
   auto* stream = Ptr<ArrowArrayStream>(s);
+  if (!Aligned(stream, "get_last_error") ||
+      ACD_CALLBACK_CHECK(stream->get_last_error, ACD_ROLE_ARRAY_STREAM_GET_LAST_ERROR,
+                         "get_last_error", &stream_error) != ACD_OK) {
+    return 0;
+  }
   return Addr(stream->get_last_error(stream));
 }
-void ArrayStreamCallRelease(uintptr_t s) {
+int ArrayStreamCallRelease(uintptr_t s) {
   auto* stream = Ptr<ArrowArrayStream>(s);
+  ACD_TRAMPOLINE_CHECK(stream, release, ACD_ROLE_ARRAY_STREAM_RELEASE, "release");
   stream->release(stream);
+  return ACD_OK;
 }
 int DeviceArrayStreamCallGetSchema(uintptr_t s, uintptr_t out) {
   auto* stream = Ptr<ArrowDeviceArrayStream>(s);
+  ACD_TRAMPOLINE_CHECK(stream, get_schema, ACD_ROLE_DEVICE_STREAM_GET_SCHEMA, "get_schema");
   return stream->get_schema(stream, Ptr<ArrowSchema>(out));
 }
 int DeviceArrayStreamCallGetNext(uintptr_t s, uintptr_t out) {
   auto* stream = Ptr<ArrowDeviceArrayStream>(s);
+  ACD_TRAMPOLINE_CHECK(stream, get_next, ACD_ROLE_DEVICE_STREAM_GET_NEXT, "get_next");
   return stream->get_next(stream, Ptr<ArrowDeviceArray>(out));
 }
 uintptr_t DeviceArrayStreamCallGetLastError(uintptr_t s) {
   auto* stream = Ptr<ArrowDeviceArrayStream>(s);
+  if (!Aligned(stream, "get_last_error") ||
+      ACD_CALLBACK_CHECK(stream->get_last_error, ACD_ROLE_DEVICE_STREAM_GET_LAST_ERROR,
+                         "get_last_error", &stream_error) != ACD_OK) {
+    return 0;
+  }
   return Addr(stream->get_last_error(stream));
 }
-void DeviceArrayStreamCallRelease(uintptr_t s) {
+int DeviceArrayStreamCallRelease(uintptr_t s) {
   auto* stream = Ptr<ArrowDeviceArrayStream>(s);
+  ACD_TRAMPOLINE_CHECK(stream, release, ACD_ROLE_DEVICE_STREAM_RELEASE, "release");
   stream->release(stream);
+  return ACD_OK;
 }
 
 int AsyncHandlerCallOnSchema(uintptr_t h, uintptr_t schema) {
   auto* handler = Ptr<ArrowAsyncDeviceStreamHandler>(h);
+  ACD_TRAMPOLINE_CHECK(handler, on_schema, ACD_ROLE_HANDLER_ON_SCHEMA, "on_schema");
   return handler->on_schema(handler, Ptr<ArrowSchema>(schema));
 }
 int AsyncHandlerCallOnNextTask(uintptr_t h, uintptr_t task, uintptr_t metadata) {
   auto* handler = Ptr<ArrowAsyncDeviceStreamHandler>(h);
+  ACD_TRAMPOLINE_CHECK(handler, on_next_task, ACD_ROLE_HANDLER_ON_NEXT_TASK, "on_next_task");
   return handler->on_next_task(handler, Ptr<ArrowAsyncTask>(task), Ptr<const char>(metadata));
 }
-void AsyncHandlerCallOnError(uintptr_t h, int code, uintptr_t message, uintptr_t metadata) {
+int AsyncHandlerCallOnError(uintptr_t h, int code, uintptr_t message, uintptr_t metadata) {
   auto* handler = Ptr<ArrowAsyncDeviceStreamHandler>(h);
+  ACD_TRAMPOLINE_CHECK(handler, on_error, ACD_ROLE_HANDLER_ON_ERROR, "on_error");
   handler->on_error(handler, code, Ptr<const char>(message), Ptr<const char>(metadata));
+  return ACD_OK;
 }
-void AsyncHandlerCallRelease(uintptr_t h) {
+int AsyncHandlerCallRelease(uintptr_t h) {
   auto* handler = Ptr<ArrowAsyncDeviceStreamHandler>(h);
+  ACD_TRAMPOLINE_CHECK(handler, release, ACD_ROLE_HANDLER_RELEASE, "release");
   handler->release(handler);
+  return ACD_OK;
 }
-void AsyncProducerCallRequest(uintptr_t p, double n) {
+int AsyncProducerCallRequest(uintptr_t p, double n) {
   auto* producer = Ptr<ArrowAsyncProducer>(p);
+  ACD_TRAMPOLINE_CHECK(producer, request, ACD_ROLE_PRODUCER_REQUEST, "producer.request");
   producer->request(producer, static_cast<int64_t>(n));
+  return ACD_OK;
 }
-void AsyncProducerCallCancel(uintptr_t p) {
+int AsyncProducerCallCancel(uintptr_t p) {
   auto* producer = Ptr<ArrowAsyncProducer>(p);
+  ACD_TRAMPOLINE_CHECK(producer, cancel, ACD_ROLE_PRODUCER_CANCEL, "producer.cancel");
   producer->cancel(producer);
+  return ACD_OK;
 }
 int AsyncTaskCallExtractData(uintptr_t t, uintptr_t out) {
   auto* task = Ptr<ArrowAsyncTask>(t);
+  ACD_TRAMPOLINE_CHECK(task, extract_data, ACD_ROLE_TASK_EXTRACT_DATA, "task.extract_data");
   return task->extract_data(task, Ptr<ArrowDeviceArray>(out));
 }
 
@@ -112,8 +160,12 @@ void ArrayStreamMove(uintptr_t src, uintptr_t dst) {
 void DeviceArrayStreamMove(uintptr_t src, uintptr_t dst) {
   AcdDeviceArrayStreamMove(Ptr<ArrowDeviceArrayStream>(src), Ptr<ArrowDeviceArrayStream>(dst));
 }
-void ArrayStreamRelease(uintptr_t s) { AcdArrayStreamRelease(Ptr<ArrowArrayStream>(s)); }
-void DeviceArrayStreamRelease(uintptr_t s) { AcdDeviceArrayStreamRelease(Ptr<ArrowDeviceArrayStream>(s)); }
+int ArrayStreamRelease(uintptr_t s) {
+  return AcdArrayStreamReleaseChecked(Ptr<ArrowArrayStream>(s), &stream_error);
+}
+int DeviceArrayStreamRelease(uintptr_t s) {
+  return AcdDeviceArrayStreamReleaseChecked(Ptr<ArrowDeviceArrayStream>(s), &stream_error);
+}
 
 // ---- batch sources and lists -------------------------------------------------
 

@@ -12,6 +12,7 @@
 #include "acd.h"
 
 struct AcdDeviceArrayPrivate {
+  struct AcdArrayBlock block;  // kind ACD_KIND_DEVICE_ARRAY
   struct AcdDevice* device;
   int64_t n_buffers;
   // Allocations of `device`, freed on release.
@@ -20,10 +21,12 @@ struct AcdDeviceArrayPrivate {
   struct AcdEvent* event;
 };
 
-static void AcdDeviceArrayReleaseNode(struct ArrowArray* array) {
+// Does nothing on a struct whose private_data is not one of our device array
+// blocks; AcdArrayRelease reports it.
+void AcdDeviceArrayReleaseNode(struct ArrowArray* array) {
   struct AcdDeviceArrayPrivate* private_data = (struct AcdDeviceArrayPrivate*)array->private_data;
-  for (int64_t i = 0; i < array->n_children; i++) AcdArrayRelease(array->children[i]);
-  if (array->dictionary != NULL) AcdArrayRelease(array->dictionary);
+  if (!AcdPrivateIs(private_data, ACD_KIND_DEVICE_ARRAY)) return;
+  AcdArrayBlockReleaseChildren(&private_data->block);
   for (int64_t i = 0; i < private_data->n_buffers; i++) {
     AcdDeviceFree(private_data->device, private_data->owned[i], NULL);
   }
@@ -31,6 +34,7 @@ static void AcdDeviceArrayReleaseNode(struct ArrowArray* array) {
     AcdEventDestroy(private_data->event);
     AcdFree(private_data->event);
   }
+  private_data->block.kind = 0;
   AcdFree(private_data);
   array->release = NULL;
 }
@@ -45,7 +49,7 @@ static int AcdDeviceArrayNodeInit(struct ArrowArray* array, struct AcdDevice* de
   int code = AcdArrayInitBlock(array, like->length, like->null_count, like->offset,
                                like->n_buffers, like->n_children, like->dictionary != NULL,
                                (int64_t)sizeof(struct AcdDeviceArrayPrivate),
-                               &AcdDeviceArrayReleaseNode, &block, &owned, error);
+                               ACD_KIND_DEVICE_ARRAY, &AcdDeviceArrayReleaseNode, &block, &owned, error);
   if (code != ACD_OK) return code;
   struct AcdDeviceArrayPrivate* private_data = (struct AcdDeviceArrayPrivate*)block;
   private_data->device = device;
@@ -106,6 +110,10 @@ static int AcdCheckResidency(struct AcdValidation* v, const struct ArrowArray* a
 
 int AcdDeviceArrayValidate(const struct ArrowSchema* schema,
                            const struct ArrowDeviceArray* device_array, struct AcdError* error) {
+  if (device_array != NULL && !ACD_IS_ALIGNED(device_array, _Alignof(struct ArrowDeviceArray))) {
+    return AcdErrorSet(error, EINVAL, "expected a struct ArrowDeviceArray aligned to %d bytes, found %p",
+                       (int)_Alignof(struct ArrowDeviceArray), (const void*)device_array);
+  }
   if (device_array == NULL || !AcdAddressRangeValid(device_array, sizeof(*device_array))) {
     return AcdErrorSet(error, EINVAL,
                        "expected a struct ArrowDeviceArray in readable memory, found %p",

@@ -8,17 +8,26 @@
 
 #include "acd.h"
 
+// The children and the dictionary are kept here too: the struct's own fields
+// are the consumer's to change, the block's layout is ours.
 struct AcdSchemaPrivate {
+  uint32_t kind;  // ACD_KIND_SCHEMA
   int64_t n_children;
-  int has_dictionary;
+  struct ArrowSchema* children;
+  struct ArrowSchema* dictionary;
 };
 
-static void AcdSchemaReleaseOwned(struct ArrowSchema* schema) {
+// Does nothing on a struct whose private_data is not one of our schema
+// blocks (a corrupted struct pointing its release here); AcdSchemaRelease
+// then reports it.
+void AcdSchemaReleaseOwned(struct ArrowSchema* schema) {
   struct AcdSchemaPrivate* private_data = (struct AcdSchemaPrivate*)schema->private_data;
-  for (int64_t i = 0; i < schema->n_children; i++) {
-    AcdSchemaRelease(schema->children[i]);
+  if (!AcdPrivateIs(private_data, ACD_KIND_SCHEMA)) return;
+  for (int64_t i = 0; i < private_data->n_children; i++) {
+    AcdSchemaRelease(&private_data->children[i]);
   }
-  if (schema->dictionary != NULL) AcdSchemaRelease(schema->dictionary);
+  AcdSchemaRelease(private_data->dictionary);
+  private_data->kind = 0;
   AcdFree(private_data);
   schema->release = NULL;
 }
@@ -57,8 +66,10 @@ int AcdSchemaInit(struct ArrowSchema* schema, const char* format, const char* na
   unsigned char* block = AcdCalloc(1, at);
   if (block == NULL) return AcdErrorSet(error, ENOMEM, "out of memory allocating a schema of %lld bytes", (long long)at);
   struct AcdSchemaPrivate* private_data = (struct AcdSchemaPrivate*)block;
+  private_data->kind = ACD_KIND_SCHEMA;
   private_data->n_children = n_children;
-  private_data->has_dictionary = with_dictionary != 0;
+  private_data->children = (struct ArrowSchema*)(block + child_structs_at);
+  private_data->dictionary = with_dictionary ? (struct ArrowSchema*)(block + dictionary_at) : NULL;
 
   memcpy(block + format_at, format, (size_t)format_size);
   if (name != NULL) memcpy(block + name_at, name, (size_t)name_size);

@@ -1,105 +1,17 @@
-// Pull streams (ArrowArrayStream, ArrowDeviceArrayStream): moves, the
-// consumer-side calls that enforce the protocol, the C producer over a batch
-// source and the C consumer that drains a stream. Modelled on nanoarrow's
-// array_stream.c.
+// Pull streams (ArrowArrayStream, ArrowDeviceArrayStream): the C producer
+// over a batch source and the C consumer that drains a stream (moves,
+// releases and the checked consumer-side calls are in stream_calls.c).
+// Modelled on nanoarrow's array_stream.c.
 
 #include <errno.h>
 #include <string.h>
 
 #include "acd.h"
 
-// ---- moves and releases -----------------------------------------------------
-
-void AcdArrayStreamMove(struct ArrowArrayStream* src, struct ArrowArrayStream* dst) {
-  memcpy(dst, src, sizeof(struct ArrowArrayStream));
-  src->release = NULL;
-}
-
-void AcdDeviceArrayStreamMove(struct ArrowDeviceArrayStream* src,
-                              struct ArrowDeviceArrayStream* dst) {
-  memcpy(dst, src, sizeof(struct ArrowDeviceArrayStream));
-  src->release = NULL;
-}
-
-void AcdArrayStreamRelease(struct ArrowArrayStream* stream) {
-  if (stream != NULL && stream->release != NULL) stream->release(stream);
-}
-
-void AcdDeviceArrayStreamRelease(struct ArrowDeviceArrayStream* stream) {
-  if (stream != NULL && stream->release != NULL) stream->release(stream);
-}
-
-// ---- consumer-side calls ------------------------------------------------------
-
-// The producer's message for a failed call, copied at once: get_last_error's
-// pointer is only valid until the next call on the stream.
-static int AcdStreamFailed(struct AcdError* error, const char* callback, int code,
-                           const char* message) {
-  if (message != NULL) return AcdErrorSet(error, code, "%s: %s", callback, message);
-  return AcdErrorSet(error, code, "%s: error %d (%s), and get_last_error gave no message",
-                     callback, code, strerror(code));
-}
-
-int AcdArrayStreamGetSchema(struct ArrowArrayStream* stream, struct ArrowSchema* out,
-                            struct AcdError* error) {
-  if (stream->release == NULL) return AcdErrorSet(error, EINVAL, "get_schema: the stream is released");
-  out->release = NULL;
-  int code = stream->get_schema(stream, out);
-  if (code != ACD_OK) {
-    return AcdStreamFailed(error, "get_schema", code, stream->get_last_error(stream));
-  }
-  if (out->release == NULL) {
-    return AcdErrorSet(error, EINVAL, "get_schema: returned 0 with a released schema");
-  }
-  return ACD_OK;
-}
-
-int AcdArrayStreamGetNext(struct ArrowArrayStream* stream, struct ArrowArray* out,
-                          struct AcdError* error) {
-  if (stream->release == NULL) return AcdErrorSet(error, EINVAL, "get_next: the stream is released");
-  out->release = NULL;
-  int code = stream->get_next(stream, out);
-  if (code != ACD_OK) {
-    return AcdStreamFailed(error, "get_next", code, stream->get_last_error(stream));
-  }
-  return ACD_OK;
-}
-
-int AcdDeviceArrayStreamGetSchema(struct ArrowDeviceArrayStream* stream, struct ArrowSchema* out,
-                                  struct AcdError* error) {
-  if (stream->release == NULL) return AcdErrorSet(error, EINVAL, "get_schema: the stream is released");
-  out->release = NULL;
-  int code = stream->get_schema(stream, out);
-  if (code != ACD_OK) {
-    return AcdStreamFailed(error, "get_schema", code, stream->get_last_error(stream));
-  }
-  if (out->release == NULL) {
-    return AcdErrorSet(error, EINVAL, "get_schema: returned 0 with a released schema");
-  }
-  return ACD_OK;
-}
-
-int AcdDeviceArrayStreamGetNext(struct ArrowDeviceArrayStream* stream,
-                                struct ArrowDeviceArray* out, struct AcdError* error) {
-  if (stream->release == NULL) return AcdErrorSet(error, EINVAL, "get_next: the stream is released");
-  out->array.release = NULL;
-  int code = stream->get_next(stream, out);
-  if (code != ACD_OK) {
-    return AcdStreamFailed(error, "get_next", code, stream->get_last_error(stream));
-  }
-  if (out->array.release != NULL && out->device_type != stream->device_type) {
-    int found = out->device_type;
-    AcdArrayRelease(&out->array);
-    return AcdErrorSet(error, EINVAL,
-                       "get_next: device_type: expected %d (the stream's), found %d",
-                       stream->device_type, found);
-  }
-  return ACD_OK;
-}
-
 // ---- the C producer -------------------------------------------------------------
 
 struct AcdSourceStreamPrivate {
+  uint32_t kind;  // ACD_KIND_SOURCE_STREAM
   struct AcdBatchSource source;
   // The last failure; message[0] == 0 after a successful call.
   struct AcdError error;
@@ -151,6 +63,7 @@ static const char* AcdSourceStreamLastError(struct AcdSourceStreamPrivate* p) {
 }
 
 static void AcdSourceStreamFree(struct AcdSourceStreamPrivate* p) {
+  p->kind = 0;
   AcdBatchSourceRelease(&p->source);
   AcdFree(p);
 }
@@ -160,6 +73,7 @@ static int AcdSourceStreamNew(struct AcdBatchSource* source, struct AcdSourceStr
   if (source->release == NULL) return AcdErrorSet(error, EINVAL, "source: released");
   struct AcdSourceStreamPrivate* p = AcdCalloc(1, sizeof(struct AcdSourceStreamPrivate));
   if (p == NULL) return AcdErrorSet(error, ENOMEM, "out of memory allocating a stream");
+  p->kind = ACD_KIND_SOURCE_STREAM;
   AcdBatchSourceMove(source, &p->source);
   *out = p;
   return ACD_OK;
@@ -167,12 +81,23 @@ static int AcdSourceStreamNew(struct AcdBatchSource* source, struct AcdSourceStr
 
 // ArrowArrayStream callbacks.
 
-static int AcdArraySourceGetSchema(struct ArrowArrayStream* stream, struct ArrowSchema* out) {
-  return AcdSourceStreamGetSchema(stream->private_data, out);
+// Each callback first checks that the struct's private_data is one of ours
+// (a corrupted struct may point its callbacks here).
+static const char acd_not_ours[] = "the stream's private_data is not a stream of this library";
+#define ACD_SOURCE_STREAM(stream) \
+  (AcdPrivateIs((stream)->private_data, ACD_KIND_SOURCE_STREAM) \
+       ? (struct AcdSourceStreamPrivate*)(stream)->private_data    \
+       : NULL)
+
+int AcdArraySourceGetSchema(struct ArrowArrayStream* stream, struct ArrowSchema* out) {
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  if (p == NULL) return EINVAL;
+  return AcdSourceStreamGetSchema(p, out);
 }
 
-static int AcdArraySourceGetNext(struct ArrowArrayStream* stream, struct ArrowArray* out) {
-  struct AcdSourceStreamPrivate* p = stream->private_data;
+int AcdArraySourceGetNext(struct ArrowArrayStream* stream, struct ArrowArray* out) {
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  if (p == NULL) return EINVAL;
   struct ArrowDeviceArray device_array;
   int code = AcdSourceStreamGetNext(p, &device_array, ARROW_DEVICE_CPU);
   if (code != ACD_OK) {
@@ -183,12 +108,15 @@ static int AcdArraySourceGetNext(struct ArrowArrayStream* stream, struct ArrowAr
   return ACD_OK;
 }
 
-static const char* AcdArraySourceGetLastError(struct ArrowArrayStream* stream) {
-  return AcdSourceStreamLastError(stream->private_data);
+const char* AcdArraySourceGetLastError(struct ArrowArrayStream* stream) {
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  return p == NULL ? acd_not_ours : AcdSourceStreamLastError(p);
 }
 
-static void AcdArraySourceRelease(struct ArrowArrayStream* stream) {
-  AcdSourceStreamFree(stream->private_data);
+void AcdArraySourceRelease(struct ArrowArrayStream* stream) {
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  if (p == NULL) return;  // AcdArrayStreamRelease reports it
+  AcdSourceStreamFree(p);
   stream->release = NULL;
 }
 
@@ -213,21 +141,28 @@ int AcdArrayStreamInitSource(struct ArrowArrayStream* stream, struct AcdBatchSou
 
 // ArrowDeviceArrayStream callbacks.
 
-static int AcdDeviceSourceGetSchema(struct ArrowDeviceArrayStream* stream, struct ArrowSchema* out) {
-  return AcdSourceStreamGetSchema(stream->private_data, out);
+int AcdDeviceSourceGetSchema(struct ArrowDeviceArrayStream* stream, struct ArrowSchema* out) {
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  if (p == NULL) return EINVAL;
+  return AcdSourceStreamGetSchema(p, out);
 }
 
-static int AcdDeviceSourceGetNext(struct ArrowDeviceArrayStream* stream,
+int AcdDeviceSourceGetNext(struct ArrowDeviceArrayStream* stream,
                                   struct ArrowDeviceArray* out) {
-  return AcdSourceStreamGetNext(stream->private_data, out, stream->device_type);
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  if (p == NULL) return EINVAL;
+  return AcdSourceStreamGetNext(p, out, stream->device_type);
 }
 
-static const char* AcdDeviceSourceGetLastError(struct ArrowDeviceArrayStream* stream) {
-  return AcdSourceStreamLastError(stream->private_data);
+const char* AcdDeviceSourceGetLastError(struct ArrowDeviceArrayStream* stream) {
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  return p == NULL ? acd_not_ours : AcdSourceStreamLastError(p);
 }
 
-static void AcdDeviceSourceRelease(struct ArrowDeviceArrayStream* stream) {
-  AcdSourceStreamFree(stream->private_data);
+void AcdDeviceSourceRelease(struct ArrowDeviceArrayStream* stream) {
+  struct AcdSourceStreamPrivate* p = ACD_SOURCE_STREAM(stream);
+  if (p == NULL) return;  // AcdDeviceArrayStreamRelease reports it
+  AcdSourceStreamFree(p);
   stream->release = NULL;
 }
 

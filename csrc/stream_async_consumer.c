@@ -56,6 +56,10 @@ static int AcdConsumerMayCallProducer(struct AcdAsyncConsumer* c) {
   return c->producer != NULL && !c->released && !c->ended;
 }
 
+// A task whose extract_data cannot be called (ACD_CALLBACK_VALID) is never
+// called: its data stays with the producer.
+#define ACD_TASK_CALLABLE(task) ACD_CALLBACK_VALID((task)->extract_data, ACD_ROLE_TASK_EXTRACT_DATA)
+
 // Before on_schema the producer cannot be called: on_schema then answers
 // ECANCELED, after which the producer calls release only.
 static void AcdConsumerCancel(struct AcdAsyncConsumer* c) {
@@ -78,6 +82,10 @@ static int AcdConsumerFail(struct AcdAsyncConsumer* c, int code) {
 
 // Extracts a task: into the list when the data is wanted, else with NULL.
 static int AcdConsumerExtract(struct AcdAsyncConsumer* c, struct ArrowAsyncTask* task) {
+  if (!ACD_TASK_CALLABLE(task)) {
+    ACD_CALLBACK_CHECK(task->extract_data, ACD_ROLE_TASK_EXTRACT_DATA, "task.extract_data", &c->error);
+    return AcdConsumerFail(c, EINVAL);
+  }
   if (c->cancelled || c->failed) {
     task->extract_data(task, NULL);  // not wanted: the producer cleans up
     return ACD_OK;
@@ -142,6 +150,19 @@ static int AcdConsumerOnSchema(struct ArrowAsyncDeviceStreamHandler* self,
     return EINVAL;
   }
   c->producer = self->producer;
+  // The producer's callbacks are checked once, before any is called.
+  int checked = c->producer == NULL || (uintptr_t)c->producer % _Alignof(struct ArrowAsyncProducer) != 0
+                    ? AcdErrorSet(&c->error, EINVAL, "producer: expected an aligned struct, found %p", (void*)c->producer)
+                    : ACD_CALLBACK_CHECK(c->producer->request, ACD_ROLE_PRODUCER_REQUEST, "producer.request", &c->error);
+  if (checked == ACD_OK) {
+    checked = ACD_CALLBACK_CHECK(c->producer->cancel, ACD_ROLE_PRODUCER_CANCEL, "producer.cancel", &c->error);
+  }
+  if (checked != ACD_OK) {
+    c->producer = NULL;  // never called
+    AcdSchemaRelease(stream_schema);
+    c->error_code = checked;
+    return checked;
+  }
   if (c->options.fail_schema) {
     AcdErrorSet(&c->error, EINVAL, "on_schema: failing as asked");
     AcdSchemaRelease(stream_schema);  // the consumer owns it, even when failing
@@ -211,7 +232,7 @@ static int AcdConsumerOnNextTask(struct ArrowAsyncDeviceStreamHandler* self,
   }
   int64_t k = c->tasks++;
   if (k == c->options.fail_task_at) {
-    task->extract_data(task, NULL);
+    if (ACD_TASK_CALLABLE(task)) task->extract_data(task, NULL);
     AcdErrorSet(&c->error, EINVAL, "on_next_task: failing at task %lld as asked", (long long)k);
     c->error_code = EINVAL;
     return EINVAL;
@@ -220,7 +241,7 @@ static int AcdConsumerOnNextTask(struct ArrowAsyncDeviceStreamHandler* self,
   if (c->options.extract_later && !c->cancelled && !c->failed) {
     code = AcdConsumerQueue(c, task);
     if (code != ACD_OK) {
-      task->extract_data(task, NULL);
+      if (ACD_TASK_CALLABLE(task)) task->extract_data(task, NULL);
       AcdErrorSet(&c->error, code, "out of memory queueing task %lld", (long long)k);
       return AcdConsumerFail(c, code);
     }
@@ -348,7 +369,7 @@ static void AcdConsumerDestroy(struct AcdAsyncConsumer* c) {
     struct ArrowAsyncTask task = c->queue[c->queue_head];
     c->queue_head = (c->queue_head + 1) % c->queue_capacity;
     c->queue_length--;
-    task.extract_data(&task, NULL);
+    if (ACD_TASK_CALLABLE(&task)) task.extract_data(&task, NULL);
   }
   AcdFree(c->queue);
   AcdBatchListReset(&c->list);

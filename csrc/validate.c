@@ -19,14 +19,17 @@ void AcdValidationInit(struct AcdValidation* v, struct AcdError* error) {
   v->nodes_left = ACD_VALIDATION_MAX_NODES;
   v->path_length = 4;
   memcpy(v->path, "root", 5);
+  v->root = NULL;
+  v->seen = NULL;
+  v->seen_capacity = 0;
+  v->seen_count = 0;
 }
 
-int AcdValidationVisit(struct AcdValidation* v) {
-  if (--v->nodes_left >= 0) return ACD_OK;
-  return AcdValidationFail(v, NULL, EINVAL,
-                           "more than %d nodes: a tree this large, or one that reuses the same "
-                           "child struct in many places, is not accepted",
-                           ACD_VALIDATION_MAX_NODES);
+void AcdValidationEnd(struct AcdValidation* v) {
+  if (v->seen != NULL && v->seen != v->seen_inline) AcdFree(v->seen);
+  v->seen = NULL;
+  v->seen_capacity = 0;
+  v->seen_count = 0;
 }
 
 // Appends n bytes of text to the path (truncating at its end); returns the mark.
@@ -207,6 +210,11 @@ static int AcdSchemaValidateChildren(struct AcdValidation* v, const struct Arrow
     return AcdValidationFail(v, "children", EINVAL,
                              "expected %" PRId64 " child pointers, found NULL", n);
   }
+  if (!ACD_IS_ALIGNED(schema->children, _Alignof(struct ArrowSchema*))) {
+    return AcdValidationFail(v, "children", EINVAL,
+                             "expected %" PRId64 " child pointers aligned to %d bytes, found %p",
+                             n, (int)_Alignof(struct ArrowSchema*), (const void*)schema->children);
+  }
   if (n > INT64_MAX / (int64_t)sizeof(void*) ||
       !AcdValidationReadable(schema->children, n * (int64_t)sizeof(void*))) {
     return AcdValidationFail(v, "children", EINVAL,
@@ -271,6 +279,8 @@ static int AcdIsIndexType(enum AcdType type) {
   return type >= ACD_TYPE_INT8 && type <= ACD_TYPE_UINT64;
 }
 
+// ---- schema nodes -----------------------------------------------------------
+
 static int AcdSchemaValidateNode(struct AcdValidation* v, const struct ArrowSchema* schema,
                                  int depth) {
   if (depth >= ACD_VALIDATION_MAX_DEPTH) {
@@ -278,20 +288,33 @@ static int AcdSchemaValidateNode(struct AcdValidation* v, const struct ArrowSche
                              ACD_VALIDATION_MAX_DEPTH);
   }
   if (AcdValidationVisit(v) != ACD_OK) return EINVAL;
+  if (!ACD_IS_ALIGNED(schema, _Alignof(struct ArrowSchema))) {
+    return AcdValidationFail(v, NULL, EINVAL,
+                             "expected a struct ArrowSchema aligned to %d bytes, found %p",
+                             (int)_Alignof(struct ArrowSchema), (const void*)schema);
+  }
   if (!AcdValidationReadable(schema, sizeof(*schema))) {
     return AcdValidationFail(v, NULL, EINVAL,
                              "expected a struct ArrowSchema in readable memory, found %p",
                              (const void*)schema);
   }
+  int code = AcdValidationVisitStruct(v, v->root, schema, ACD_TREE_SCHEMA);
+  if (code != ACD_OK) return code;
   if (schema->release == NULL) {
     return AcdValidationFail(v, NULL, EINVAL,
                              "expected a live schema, found a released one (release is NULL)");
+  }
+  if (!ACD_CALLBACK_VALID(schema->release, ACD_ROLE_SCHEMA_RELEASE)) {
+    char text[400];
+    return AcdValidationFail(v, "release", EINVAL, "%s",
+                             AcdCallbackDescribe((void (*)(void))schema->release,
+                                                 ACD_ROLE_SCHEMA_RELEASE, text, sizeof(text)));
   }
 
   if (schema->format == NULL) {
     return AcdValidationFail(v, "format", EINVAL, "expected a format string, found NULL");
   }
-  int code = AcdValidateString(v, schema->format, "format");
+  code = AcdValidateString(v, schema->format, "format");
   if (code != ACD_OK) return code;
   struct AcdFormat format;
   code = AcdFormatParse(schema->format, &format, v->error);
@@ -339,5 +362,8 @@ int AcdSchemaValidate(const struct ArrowSchema* schema, struct AcdError* error) 
   if (schema == NULL) {
     return AcdValidationFail(&v, NULL, EINVAL, "expected a schema, found NULL");
   }
-  return AcdSchemaValidateNode(&v, schema, 0);
+  v.root = schema;
+  int code = AcdSchemaValidateNode(&v, schema, 0);
+  AcdValidationEnd(&v);
+  return code;
 }

@@ -113,6 +113,11 @@ static int AcdValidatePointerArray(struct AcdValidation* v, const void* ptr, int
     return AcdValidationFail(v, field, EOVERFLOW,
                              "expected %" PRId64 " pointers, whose size overflows int64", n);
   }
+  if (!ACD_IS_ALIGNED(ptr, _Alignof(void*))) {
+    return AcdValidationFail(v, field, EINVAL,
+                             "expected %" PRId64 " pointers aligned to %d bytes, found %p", n,
+                             (int)_Alignof(void*), ptr);
+  }
   if (!AcdAddressRangeValid(ptr, n * (int64_t)sizeof(void*))) {
     return AcdValidationFail(v, field, EINVAL,
                              "expected %" PRId64 " pointers, found %p, whose range is not in "
@@ -123,9 +128,15 @@ static int AcdValidatePointerArray(struct AcdValidation* v, const void* ptr, int
 }
 
 // A child or dictionary struct must be readable before its length is used.
+// Its release is checked here too (ACD_CALLBACK_VALID), at every level.
 static int AcdValidateArrayPointer(struct AcdValidation* v, const struct ArrowArray* a,
                                    const char* field) {
   if (a == NULL) return AcdValidationFail(v, field, EINVAL, "expected an array, found NULL");
+  if (!ACD_IS_ALIGNED(a, _Alignof(struct ArrowArray))) {
+    return AcdValidationFail(v, field, EINVAL,
+                             "expected a struct ArrowArray aligned to %d bytes, found %p",
+                             (int)_Alignof(struct ArrowArray), (const void*)a);
+  }
   if (!AcdValidationReadable(a, sizeof(*a))) {
     return AcdValidationFail(v, field, EINVAL,
                              "expected a struct ArrowArray in readable memory, found %p",
@@ -134,6 +145,15 @@ static int AcdValidateArrayPointer(struct AcdValidation* v, const struct ArrowAr
   if (a->release == NULL) {
     return AcdValidationFail(v, field, EINVAL,
                              "expected a live array, found a released one (release is NULL)");
+  }
+  if (!ACD_CALLBACK_VALID(a->release, ACD_ROLE_ARRAY_RELEASE)) {
+    char where[64];
+    snprintf(where, sizeof(where), "%s%srelease", field == NULL ? "" : field,
+             field == NULL ? "" : ".");
+    char text[400];
+    return AcdValidationFail(v, where, EINVAL, "%s",
+                             AcdCallbackDescribe((void (*)(void))a->release,
+                                                 ACD_ROLE_ARRAY_RELEASE, text, sizeof(text)));
   }
   return ACD_OK;
 }
@@ -463,13 +483,16 @@ static int AcdArrayValidateNode(struct AcdValidation* v, const struct ArrowSchem
                              ACD_VALIDATION_MAX_DEPTH);
   }
   if (AcdValidationVisit(v) != ACD_OK) return EINVAL;
+  // Readable and aligned: checked by the parent (or the root's caller).
+  int code = AcdValidationVisitStruct(v, v->root, array, ACD_TREE_ARRAY);
+  if (code != ACD_OK) return code;
   struct AcdArrayNode node;
   memset(&node, 0, sizeof(node));
   node.schema = schema;
   node.array = array;
   node.level = level;
   // The schema was validated, so its format parses.
-  int code = AcdFormatParse(schema->format, &node.format, NULL);
+  code = AcdFormatParse(schema->format, &node.format, NULL);
   if (code != ACD_OK) return AcdValidationFail(v, "format", code, "does not parse");
 
   code = AcdArrayValidateStruct(v, &node);
@@ -519,7 +542,10 @@ static int AcdArrayValidateImpl(const struct ArrowSchema* schema, const struct A
       return code;
     }
   }
-  return AcdArrayValidateNode(&v, schema, array, level, 0);
+  v.root = array;
+  code = AcdArrayValidateNode(&v, schema, array, level, 0);
+  AcdValidationEnd(&v);
+  return code;
 }
 
 int AcdArrayValidate(const struct ArrowSchema* schema, const struct ArrowArray* array,

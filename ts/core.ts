@@ -4,9 +4,11 @@
 
 import createAcdCore from './generated/core.js';
 import { DEVICE_EXPORTS, type DeviceExports } from './device-core.js';
-import { ArrowCDeviceError } from './errors.js';
+import { ArrowCDeviceError, EINVAL } from './errors.js';
 import { wasm32 } from './generated/layout.js';
 import { StructReader } from './structs.js';
+import { TABLE_SIGNATURES } from './generated/wasm-table.js';
+import { parseTableSignatures } from './wasm-table.js';
 
 /** The C core's exports (csrc/bindings.cpp). Pointers are wasm32 addresses. */
 interface CoreExports {
@@ -24,8 +26,8 @@ interface CoreExports {
   schemaMove(src: number, dst: number): void;
   arrayMove(src: number, dst: number): void;
   deviceArrayMove(src: number, dst: number): void;
-  schemaRelease(schema: number): void;
-  arrayRelease(array: number): void;
+  schemaRelease(schema: number): number;
+  arrayRelease(array: number): number;
   schemaValidate(schema: number): number;
   arrayValidate(schema: number, array: number, level: number, schemaValid: boolean): number;
   formatCheck(format: string): number;
@@ -33,6 +35,20 @@ interface CoreExports {
 
 interface EmscriptenModule extends CoreExports {
   asm: { memory: WebAssembly.Memory; __indirect_function_table: WebAssembly.Table };
+  /** Asked by csrc/callback.c before C calls a function pointer read from a struct. */
+  acdCallbackValid?: (fn: number, signature: number) => number;
+}
+
+/**
+ * The wasm signatures that csrc/callback.c asks about (enum AcdSignature),
+ * in Emscripten's notation: pointers are i32, int64_t is i64 (WASM_BIGINT).
+ */
+const SIGNATURE_CODES: Readonly<Record<string, number>> = { vi: 1, iii: 2, ii: 3, vij: 4, iiii: 5, viiii: 6 };
+
+function signatureCodes(slots: readonly string[]): Uint8Array {
+  const codes = new Uint8Array(Math.max(slots.length, 1));
+  for (let i = 1; i < slots.length; i++) codes[i] = SIGNATURE_CODES[slots[i]] ?? 0;
+  return codes;
 }
 
 export interface LoadOptions {
@@ -47,15 +63,38 @@ export class Core {
   /** Reads and writes ABI structs in this core's memory (wasm32 layout). */
   readonly structs: StructReader;
 
-  private constructor(private readonly m: EmscriptenModule) {
+  /**
+   * The AcdSignature code of each function table slot (0: none, or not a
+   * callback signature): the initial slots from the wasm binary, then the
+   * slots addFunction fills. One array lookup per check.
+   */
+  #signatures: Uint8Array;
+
+  private constructor(private readonly m: EmscriptenModule, slots: readonly string[]) {
     this.u8 = new Uint8Array(m.asm.memory.buffer);
     this.dv = new DataView(m.asm.memory.buffer);
     this.structs = new StructReader(() => this.view, wasm32);
+    this.#signatures = signatureCodes(slots);
+    const signatures = () => this.#signatures;
+    m.acdCallbackValid = (fn, signature) => {
+      const codes = signatures();
+      return fn > 0 && fn < codes.length && codes[fn] === signature ? 1 : 0;
+    };
   }
 
   static async load(options: LoadOptions = {}): Promise<Core> {
+    // The embedded binary's table was parsed at build time; a supplied one
+    // is parsed here, with the same parser.
+    let slots = TABLE_SIGNATURES.split(',');
+    if (options.wasmBinary) {
+      try {
+        slots = parseTableSignatures(options.wasmBinary instanceof Uint8Array ? options.wasmBinary : new Uint8Array(options.wasmBinary));
+      } catch (e) {
+        throw new ArrowCDeviceError(`wasmBinary: its function table could not be read: ${(e as Error).message}`, EINVAL);
+      }
+    }
     const m = (await createAcdCore(options.wasmBinary ? { wasmBinary: options.wasmBinary } : {})) as EmscriptenModule;
-    return new Core(m);
+    return new Core(m, slots);
   }
 
   get memory(): WebAssembly.Memory {
@@ -120,14 +159,6 @@ export class Core {
     this.m.free(ptr);
   }
 
-  /** Whether fn is a callable entry of the core's function table taking one argument. */
-  isCallback(fn: number, arity = 1): boolean {
-    const table = this.m.asm.__indirect_function_table;
-    if (!Number.isInteger(fn) || fn <= 0 || fn >= table.length) return false;
-    const f = table.get(fn) as ((...args: unknown[]) => unknown) | null;
-    return typeof f === 'function' && f.length === arity;
-  }
-
   schemaInit(schema: number, format: string, name: string | null, metadata: Uint8Array | null,
     flags: number, nChildren: number, withDictionary: boolean): void {
     this.check(this.m.schemaInit(schema, format, name !== null, name ?? '', metadata !== null,
@@ -153,8 +184,19 @@ export class Core {
   schemaMove(src: number, dst: number): void { this.m.schemaMove(src, dst); }
   arrayMove(src: number, dst: number): void { this.m.arrayMove(src, dst); }
   deviceArrayMove(src: number, dst: number): void { this.m.deviceArrayMove(src, dst); }
-  schemaRelease(schema: number): void { this.m.schemaRelease(schema); }
-  arrayRelease(array: number): void { this.m.arrayRelease(array); }
+  /**
+   * Releases a struct (when not released yet). A release that is not a
+   * callable function of the right kind is never called: the struct is
+   * marked released, what it holds leaks, and the code (EINVAL, message in
+   * lastErrorMessage()) says so. Cleanup paths may ignore it.
+   */
+  schemaRelease(schema: number): number { return this.m.schemaRelease(schema); }
+  arrayRelease(array: number): number { return this.m.arrayRelease(array); }
+
+  /** The core's last error message (of the last failed call). */
+  lastErrorMessage(): string {
+    return this.m.lastError();
+  }
 
   schemaValidate(schema: number): void {
     this.check(this.m.schemaValidate(schema));
@@ -191,11 +233,19 @@ export class Core {
   addFunction(fn: (...args: never[]) => unknown, signature: string): number {
     const index = (this.m as unknown as RuntimeFunctions).addFunction(fn, signature);
     this.#tableSlots++;
+    // Recorded so that C may call it through a struct (csrc/callback.c).
+    if (index >= this.#signatures.length) {
+      const grown = new Uint8Array(Math.max(index + 1, this.#signatures.length * 2));
+      grown.set(this.#signatures);
+      this.#signatures = grown;
+    }
+    this.#signatures[index] = SIGNATURE_CODES[signature] ?? 0;
     return index;
   }
 
   removeFunction(index: number): void {
     (this.m as unknown as RuntimeFunctions).removeFunction(index);
+    if (index > 0 && index < this.#signatures.length) this.#signatures[index] = 0;
     this.#tableSlots--;
   }
 
@@ -261,21 +311,23 @@ interface RuntimeFunctions {
 /** Pointers are wasm32 addresses; counts are numbers (exact up to 2^53). */
 export interface StreamExports {
   streamLastError(): string;
-  // Raw trampolines: call the struct's callback and return what it returns.
+  // Raw trampolines: call the struct's callback and return what it returns;
+  // a callback that cannot be called is not: EINVAL (0 for get_last_error),
+  // message in streamLastError. Void callbacks return 0 once called.
   arrayStreamCallGetSchema(stream: number, out: number): number;
   arrayStreamCallGetNext(stream: number, out: number): number;
   arrayStreamCallGetLastError(stream: number): number;
-  arrayStreamCallRelease(stream: number): void;
+  arrayStreamCallRelease(stream: number): number;
   deviceArrayStreamCallGetSchema(stream: number, out: number): number;
   deviceArrayStreamCallGetNext(stream: number, out: number): number;
   deviceArrayStreamCallGetLastError(stream: number): number;
-  deviceArrayStreamCallRelease(stream: number): void;
+  deviceArrayStreamCallRelease(stream: number): number;
   asyncHandlerCallOnSchema(handler: number, schema: number): number;
   asyncHandlerCallOnNextTask(handler: number, task: number, metadata: number): number;
-  asyncHandlerCallOnError(handler: number, code: number, message: number, metadata: number): void;
-  asyncHandlerCallRelease(handler: number): void;
-  asyncProducerCallRequest(producer: number, n: number): void;
-  asyncProducerCallCancel(producer: number): void;
+  asyncHandlerCallOnError(handler: number, code: number, message: number, metadata: number): number;
+  asyncHandlerCallRelease(handler: number): number;
+  asyncProducerCallRequest(producer: number, n: number): number;
+  asyncProducerCallCancel(producer: number): number;
   asyncTaskCallExtractData(task: number, out: number): number;
   // Checked consumer calls (message in streamLastError) and moves.
   arrayStreamGetSchema(stream: number, out: number): number;
@@ -284,8 +336,8 @@ export interface StreamExports {
   deviceArrayStreamGetNext(stream: number, out: number): number;
   arrayStreamMove(src: number, dst: number): void;
   deviceArrayStreamMove(src: number, dst: number): void;
-  arrayStreamRelease(stream: number): void;
-  deviceArrayStreamRelease(stream: number): void;
+  arrayStreamRelease(stream: number): number;
+  deviceArrayStreamRelease(stream: number): number;
   // Sources and lists (0 on failure).
   generatorSourceNew(nBatches: number, rowsPerBatch: number, deviceType: number, deviceId: number,
     failAt: number, failCode: number, hasMessage: boolean, failMessage: string, wrongDeviceAt: number): number;

@@ -33,6 +33,9 @@ fi
 # The streams: pull streams and the async device stream ("c-stream: ...").
 "$cc" "${flags[@]}" "${files[@]}" "$root/test/c/test_stream.c" -o "$tmp/test_stream"
 "$tmp/test_stream"
+# Issue 9: callbacks, DAG trees and misaligned structs ("c-issue9: ...").
+"$cc" "${flags[@]}" "${files[@]}" "$root/test/c/test_issue9.c" -o "$tmp/test_issue9"
+"$tmp/test_issue9"
 
 # With --wasm, the same tests compiled by emcc and run by node, where
 # AcdAddressRangeValid really bounds reads by the linear memory's size and
@@ -48,4 +51,6 @@ if [[ "${1:-}" == "--wasm" ]]; then
   node "$tmp/int32_device_array.js"
   emcc "${wasm[@]}" "${files[@]}" "$root/test/c/test_stream.c" -o "$tmp/test_stream.js"
   node "$tmp/test_stream.js"
+  emcc "${wasm[@]}" "${files[@]}" "$root/test/c/test_issue9.c" -o "$tmp/test_issue9.js"
+  node "$tmp/test_issue9.js"
 fi
