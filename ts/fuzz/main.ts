@@ -1,0 +1,52 @@
+// The struct-mutation fuzzer's command line (npm run fuzz -- ...):
+//   --runs N        runs (default 20000)       --seed S     seed (default 1)
+//   --from I        first run index            --replay S:R one run, described
+//   --timeout MS    per-run time bound (default 2000)
+// Prints progress every 1000 runs and the summary; exits 1 on any failure.
+
+import { describe, report, runFuzz } from './run.js';
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const arg = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const replay = arg('--replay');
+  const timeoutMs = Number(arg('--timeout') ?? 2000);
+  let seed = Number(arg('--seed') ?? 1);
+  let only: number[] | undefined;
+  if (replay !== undefined) {
+    const m = /^(\d+):(\d+)$/.exec(replay);
+    if (m === null) {
+      console.error(`--replay: expected SEED:RUN, found '${replay}'`);
+      return 2;
+    }
+    seed = Number(m[1]);
+    only = [Number(m[2])];
+  }
+  const runs = Number(arg('--runs') ?? 20000);
+  const from = Number(arg('--from') ?? 0);
+  if (![seed, runs, from, timeoutMs].every(Number.isSafeInteger)) {
+    console.error('--seed, --runs, --from and --timeout take integers');
+    return 2;
+  }
+  // Errors escaping the library's microtasks would otherwise end the process: count them.
+  let escaped = 0;
+  const onEscape = (e: unknown) => {
+    escaped++;
+    console.error(`fuzz: FAIL an error escaped to the event loop: ${(e as Error)?.name}: ${(e as Error)?.message}`);
+  };
+  process.on('uncaughtException', onEscape);
+  process.on('unhandledRejection', onEscape);
+  const t0 = Date.now();
+  const summary = await runFuzz({
+    seed, runs, from, only, timeoutMs,
+    onResult: only === undefined ? undefined : (r) => console.log(describe(r, seed)),
+    onProgress: (done, s) => console.error(`fuzz: ${done}/${runs} runs, ${s.failures} failures, ${((Date.now() - t0) / 1000).toFixed(0)} s`),
+  });
+  console.log(report(summary));
+  process.off('uncaughtException', onEscape);
+  process.off('unhandledRejection', onEscape);
+  if (escaped > 0) console.log(`fuzz: ${escaped} errors escaped to the event loop`);
+  return summary.failures > 0 || escaped > 0 ? 1 : 0;
+}
