@@ -6,7 +6,8 @@
 #   native-fuzz: ok, N runs in S s                        (exit 0)
 #   native-fuzz: FAILED ... (the crash input is saved under build/fuzz/)  (exit 1)
 #   native-fuzz: not run: <why>                            (exit 3: no clang with libFuzzer)
-# Extra arguments go to libFuzzer (e.g. -seed=1, or a crash file to replay).
+# Extra arguments go to libFuzzer (e.g. -seed=1, or a crash file to replay);
+# --probe only checks that clang can build it (exit 0, else 3).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 seconds="${FUZZ_SECONDS:-30}"
@@ -27,6 +28,9 @@ if ! "$clang" -fsanitize=fuzzer,address,undefined "$out/probe.c" -o "$out/probe"
   echo "native-fuzz: not run: $clang cannot link -fsanitize=fuzzer (install its libFuzzer runtime, e.g. 'apt-get install libclang-rt-14-dev')"
   exit 3
 fi
+
+# --probe: only say whether the fuzzer can be built here.
+if [[ "${1:-}" == "--probe" ]]; then echo "native-fuzz: can run with $clang"; exit 0; fi
 
 bin="$out/validate_fuzz"
 "$clang" -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
