@@ -101,7 +101,7 @@ export class Fuzzer {
     this.base = this.measure();
   }
 
-  static async create(seed: number, timeoutMs = 2000): Promise<Fuzzer> {
+  static async create(seed: number, timeoutMs = 5000): Promise<Fuzzer> {
     return new Fuzzer(await ArrowCDevice.load(), seed, timeoutMs);
   }
 

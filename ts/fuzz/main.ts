@@ -1,7 +1,7 @@
 // The struct-mutation fuzzer's command line (npm run fuzz -- ...):
 //   --runs N        runs (default 20000)       --seed S     seed (default 1)
 //   --from I        first run index            --replay S:R one run, described
-//   --timeout MS    per-run time bound (default 2000)
+//   --timeout MS    per-run time bound (default 5000)
 // Prints progress every 1000 runs and the summary; exits 1 on any failure.
 
 import { describe, report, runFuzz } from './run.js';
@@ -12,7 +12,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const replay = arg('--replay');
-  const timeoutMs = Number(arg('--timeout') ?? 2000);
+  const timeoutMs = Number(arg('--timeout') ?? 5000);
   let seed = Number(arg('--seed') ?? 1);
   let only: number[] | undefined;
   if (replay !== undefined) {

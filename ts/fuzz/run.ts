@@ -11,7 +11,7 @@ export interface FuzzOptions {
   from?: number;
   /** Only these run indices (replay). */
   only?: readonly number[];
-  /** Per-run time bound in ms (default 2000). */
+  /** Per-run time bound in ms (default 5000). */
   timeoutMs?: number;
   /** Reproducers kept per failure class (default 5). */
   keep?: number;
