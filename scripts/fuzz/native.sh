@@ -7,7 +7,8 @@
 #   native-fuzz: FAILED ... (the crash input is saved under build/fuzz/)  (exit 1)
 #   native-fuzz: not run: <why>                            (exit 3: no clang with libFuzzer)
 # Extra arguments go to libFuzzer (e.g. -seed=1, or a crash file to replay);
-# --probe only checks that clang can build it (exit 0, else 3).
+# --probe only checks that clang can build it (exit 0, else 3). FUZZ_CFLAGS adds
+# compiler flags (e.g. -fno-sanitize=alignment, to look past a known finding).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 seconds="${FUZZ_SECONDS:-30}"
@@ -34,7 +35,7 @@ if [[ "${1:-}" == "--probe" ]]; then echo "native-fuzz: can run with $clang"; ex
 
 bin="$out/validate_fuzz"
 "$clang" -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -fno-omit-frame-pointer -I"$root/csrc" -I"$root/test/fuzz" -Wl,--wrap=AcdAddressRangeValid \
+  -fno-omit-frame-pointer ${FUZZ_CFLAGS:-} -I"$root/csrc" -I"$root/test/fuzz" -Wl,--wrap=AcdAddressRangeValid \
   "$root"/csrc/*.c "$root/test/fuzz/validate_fuzz.c" -o "$bin" || { echo "native-fuzz: FAILED to build"; exit 1; }
 
 # Replaying given files: run them and stop.

@@ -2,11 +2,13 @@
 //   --runs N        runs (default 20000)       --seed S     seed (default 1)
 //   --from I        first run index            --replay S:R one run, described
 //   --timeout MS    per-run time bound (default 5000)
+//   --watchdog S    a run still going after S seconds (a loop no time
+//                   check can interrupt) stops the fuzzer: exit 1 (default 60)
 // Prints progress every 1000 runs and the summary; exits 1 on any failure.
 
 import { describe, report, runFuzz } from './run.js';
 
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(argv: readonly string[], onStart?: (run: number) => void): Promise<number> {
   const arg = (name: string) => {
     const i = argv.indexOf(name);
     return i >= 0 ? argv[i + 1] : undefined;
@@ -40,7 +42,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   process.on('unhandledRejection', onEscape);
   const t0 = Date.now();
   const summary = await runFuzz({
-    seed, runs, from, only, timeoutMs,
+    seed, runs, from, only, timeoutMs, onStart,
     onResult: only === undefined ? undefined : (r) => console.log(describe(r, seed)),
     onProgress: (done, s) => console.error(`fuzz: ${done}/${runs} runs, ${s.failures} failures, ${((Date.now() - t0) / 1000).toFixed(0)} s`),
   });

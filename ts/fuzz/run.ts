@@ -16,6 +16,8 @@ export interface FuzzOptions {
   /** Reproducers kept per failure class (default 5). */
   keep?: number;
   onProgress?: (done: number, summary: FuzzSummary) => void;
+  /** Called before each run (the command line's watchdog). */
+  onStart?: (run: number) => void;
   /** Called with every result (replay prints them). */
   onResult?: (r: RunResult) => void;
 }
@@ -41,6 +43,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
   let fuzzer = await Fuzzer.create(seed, options.timeoutMs);
   const indices = options.only ?? Array.from({ length: options.runs }, (_, i) => (options.from ?? 0) + i);
   for (const run of indices) {
+    options.onStart?.(run);
     const r = await fuzzer.runOne(run);
     summary.runs++;
     counts[r.outcome]++;
