@@ -211,7 +211,13 @@ export class Fuzzer {
       if (missing.length > 0) fail('release', `accepted import: ${missing.map(([w, t]) => `${w} root released ${p.releaseCount(t as number)} times`).join(', ')}`);
     }
     p.resetRun();
-    await this.checkHealth(fail, result);
+    try {
+      await this.checkHealth(fail, result);
+    } catch (e) {
+      // The checks themselves failed: the instance's memory is corrupted.
+      fail('broken', `the health check threw ${(e as Error)?.name}: ${(e as Error)?.message}`);
+      result.reload = true;
+    }
     return result;
   }
 

@@ -2,6 +2,7 @@
 //   --runs N        runs (default 20000)       --seed S     seed (default 1)
 //   --from I        first run index            --replay S:R one run, described
 //   --timeout MS    per-run time bound (default 5000)
+//   --keep N        reproducers printed per failure class (default 5)
 //   --watchdog S    a run still going after S seconds (a loop no time
 //                   check can interrupt) stops the fuzzer: exit 1 (default 60)
 // Prints progress every 1000 runs and the summary; exits 1 on any failure.
@@ -28,8 +29,9 @@ export async function main(argv: readonly string[], onStart?: (run: number) => v
   }
   const runs = Number(arg('--runs') ?? 20000);
   const from = Number(arg('--from') ?? 0);
-  if (![seed, runs, from, timeoutMs].every(Number.isSafeInteger)) {
-    console.error('--seed, --runs, --from and --timeout take integers');
+  const keep = Number(arg('--keep') ?? 5);
+  if (![seed, runs, from, timeoutMs, keep].every(Number.isSafeInteger)) {
+    console.error('--seed, --runs, --from, --timeout and --keep take integers');
     return 2;
   }
   // Errors escaping the library's microtasks would otherwise end the process: count them.
@@ -42,7 +44,7 @@ export async function main(argv: readonly string[], onStart?: (run: number) => v
   process.on('unhandledRejection', onEscape);
   const t0 = Date.now();
   const summary = await runFuzz({
-    seed, runs, from, only, timeoutMs, onStart,
+    seed, runs, from, only, timeoutMs, onStart, keep,
     onResult: only === undefined ? undefined : (r) => console.log(describe(r, seed)),
     onProgress: (done, s) => console.error(`fuzz: ${done}/${runs} runs, ${s.failures} failures, ${((Date.now() - t0) / 1000).toFixed(0)} s`),
   });

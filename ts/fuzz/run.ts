@@ -2,7 +2,7 @@
 // (a new one after a broken instance), counts outcomes per class, route and
 // level, and keeps the first reproducers of each failure class.
 
-import { FAILURES, Fuzzer, type Outcome, type RunResult } from './fuzzer.js';
+import { FAILURES, Fuzzer, plan, type Outcome, type RunResult } from './fuzzer.js';
 
 export interface FuzzOptions {
   seed: number;
@@ -44,7 +44,14 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
   const indices = options.only ?? Array.from({ length: options.runs }, (_, i) => (options.from ?? 0) + i);
   for (const run of indices) {
     options.onStart?.(run);
-    const r = await fuzzer.runOne(run);
+    let r: RunResult;
+    try {
+      r = await fuzzer.runOne(run);
+    } catch (e) {
+      // Setting up or restoring the run failed: only a corrupted instance does that.
+      const { route, level, mode } = plan(run);
+      r = { run, route, level, mode, sample: '?', mutations: [], outcome: 'broken', message: `the fuzzer's own step threw ${(e as Error)?.name}: ${(e as Error)?.message}`, reload: true };
+    }
     summary.runs++;
     counts[r.outcome]++;
     const route = (summary.byRoute[r.route] ??= {});
@@ -59,11 +66,16 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
     options.onResult?.(r);
     if (r.reload) {
       summary.reloads++;
+      try { fuzzer.dispose(); } catch { /* a broken instance is dropped anyway */ }
       fuzzer = await Fuzzer.create(seed, options.timeoutMs);
     }
     if (options.onProgress !== undefined && summary.runs % 1000 === 0) options.onProgress(summary.runs, summary);
   }
-  fuzzer.dispose();
+  try {
+    fuzzer.dispose();
+  } catch {
+    // A broken instance may fail to free; it is dropped anyway.
+  }
   summary.ms = performance.now() - t0;
   return summary;
 }
