@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash build.sh core >/dev/null
 npx --no-install rollup -c scripts/fuzz/rollup.config.mjs --silent
-exec node build/fuzz/fuzz.mjs "$@"
+exec node --expose-gc build/fuzz/fuzz.mjs "$@"

@@ -42,6 +42,8 @@ interface Fixup { at: number; target: number }
 export class Arena {
   readonly nodes: ArenaNode[] = [];
   readonly regions: ArenaRegion[] = [];
+  /** The tags of every struct of the copy. */
+  readonly tags = new Set<number>();
   readonly base: number;
   readonly size: number;
   /** The root ArrowSchema, and the root ArrowArray or ArrowDeviceArray. */
@@ -119,7 +121,7 @@ export class Arena {
       const d = s.ptr('ArrowSchema', src, 'dictionary');
       if (d !== 0) fixups.push({ at: off + field('ArrowSchema', 'dictionary'), target: copySchema(d, `${path}.dictionary`) });
       pieces.push({ off: off + field('ArrowSchema', 'release'), bytes: u32(hooks.schemaRelease) });
-      pieces.push({ off: off + field('ArrowSchema', 'private_data'), bytes: u32(hooks.tag(`${label} ${path}`)) });
+      pieces.push({ off: off + field('ArrowSchema', 'private_data'), bytes: u32(tagOf(`${label} ${path}`)) });
       return off;
     };
 
@@ -158,10 +160,15 @@ export class Arena {
       const d = s.ptr('ArrowArray', src, 'dictionary');
       if (d !== 0) fixups.push({ at: off + field('ArrowArray', 'dictionary'), target: copyArray(d, raw?.dictionary ?? null, `${path}.dictionary`) });
       pieces.push({ off: off + field('ArrowArray', 'release'), bytes: u32(hooks.arrayRelease) });
-      pieces.push({ off: off + field('ArrowArray', 'private_data'), bytes: u32(hooks.tag(`${label} ${path}`)) });
+      pieces.push({ off: off + field('ArrowArray', 'private_data'), bytes: u32(tagOf(`${label} ${path}`)) });
       return off;
     };
 
+    const tagOf = (what: string) => {
+      const t = hooks.tag(what);
+      this.tags.add(t);
+      return t;
+    };
     const schemaOff = copySchema(schema, 'schema');
     const arrayAt = device ? array + s.offsetOf('ArrowDeviceArray', 'array') : array;
     const raw = hostBuffers ? readRaw(core, arrayAt, readField(s, schema).type, 'view') : null;

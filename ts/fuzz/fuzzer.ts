@@ -63,7 +63,8 @@ export class Fuzzer {
   private base!: Baseline;
   private readonly canary = arrow.vectorFromArray([1, 2, 3], new arrow.Int32());
 
-  private constructor(readonly acd: ArrowCDevice, readonly seed: number, readonly timeoutMs: number) {
+  /** collect: run the garbage collector after every run (node --expose-gc), so that finalizers act within their run. */
+  private constructor(readonly acd: ArrowCDevice, readonly seed: number, readonly timeoutMs: number, readonly collect: boolean) {
     const core = acd.core;
     this.core = core;
     streamRuntime(core); // its permanent slot is part of the baseline
@@ -101,8 +102,8 @@ export class Fuzzer {
     this.base = this.measure();
   }
 
-  static async create(seed: number, timeoutMs = 5000): Promise<Fuzzer> {
-    return new Fuzzer(await ArrowCDevice.load(), seed, timeoutMs);
+  static async create(seed: number, timeoutMs = 5000, collect = false): Promise<Fuzzer> {
+    return new Fuzzer(await ArrowCDevice.load(), seed, timeoutMs, collect);
   }
 
   private measure(): Baseline {
@@ -203,12 +204,24 @@ export class Fuzzer {
         `in a callback: ${(hidden as Error)?.name}: ${(hidden as Error)?.message ?? String(hidden)}`);
     }
 
+    const strays = p.strayReleases(arena.tags);
+    if (strays.length > 0) fail('release', `structs of earlier runs released during this one (a finalizer of a handle an earlier run left?): ${strays.slice(0, 4).join(', ')}`);
     const doubles = p.doubleReleases();
     if (doubles.length > 0) fail('release', doubles.join('; '));
     const rootReleaseMutated = mutations.some((m) => /^(schema|array|device_array)\.(release|private_data) =/.test(m));
     if (error === null && !rootReleaseMutated && (route === 'batch' || route === 'vector' || route === 'raw' || route === 'device')) {
       const missing = [['schema', arena.schemaTag], ['array', arena.arrayTag]].filter(([, t]) => p.releaseCount(t as number) !== 1);
       if (missing.length > 0) fail('release', `accepted import: ${missing.map(([w, t]) => `${w} root released ${p.releaseCount(t as number)} times`).join(', ')}`);
+    }
+    if (this.collect) {
+      // Handles this run left behind are finalized now, within the run.
+      const before = new Map(p.releases);
+      (globalThis as { gc?: () => void }).gc?.();
+      for (let i = 0; i < 2; i++) await new Promise((r) => setTimeout(r, 0));
+      const late = [...p.releases].filter(([t, n]) => n !== (before.get(t) ?? 0)).map(([t]) => p.nameOf(t));
+      if (late.length > 0) fail('release', `released by a finalizer after the run: ${late.slice(0, 4).join(', ')}`);
+      const doubles = p.doubleReleases();
+      if (doubles.length > 0) fail('release', `after a collection: ${doubles.join('; ')}`);
     }
     p.resetRun();
     try {

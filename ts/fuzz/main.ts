@@ -3,6 +3,8 @@
 //   --from I        first run index            --replay S:R one run, described
 //   --timeout MS    per-run time bound (default 5000)
 //   --keep N        reproducers printed per failure class (default 5)
+//   --gc            collect garbage after every run (slower), so that a
+//                   finalizer's late release is reported with its own run
 //   --watchdog S    a run still going after S seconds (a loop no time
 //                   check can interrupt) stops the fuzzer: exit 1 (default 60)
 // Prints progress every 1000 runs and the summary; exits 1 on any failure.
@@ -44,7 +46,7 @@ export async function main(argv: readonly string[], onStart?: (run: number) => v
   process.on('unhandledRejection', onEscape);
   const t0 = Date.now();
   const summary = await runFuzz({
-    seed, runs, from, only, timeoutMs, onStart, keep,
+    seed, runs, from, only, timeoutMs, onStart, keep, collect: argv.includes('--gc') || only !== undefined,
     onResult: only === undefined ? undefined : (r) => console.log(describe(r, seed)),
     onProgress: (done, s) => console.error(`fuzz: ${done}/${runs} runs, ${s.failures} failures, ${((Date.now() - t0) / 1000).toFixed(0)} s`),
   });

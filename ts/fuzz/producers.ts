@@ -152,6 +152,19 @@ export class Producers implements ReleaseHooks {
     return [...this.releases].filter(([, n]) => n > 1).map(([t, n]) => `${this.tagNames.get(t) ?? `tag ${t}`} released ${n} times`);
   }
 
+  /**
+   * Structs released in this run that are not this run's: a late release of
+   * an earlier run's struct (a finalizer of a handle that run left behind).
+   */
+  strayReleases(current: ReadonlySet<number>): string[] {
+    return [...this.releases].filter(([t]) => !current.has(t) && !this.handed.includes(t))
+      .map(([t, n]) => `${this.tagNames.get(t) ?? `tag ${t}`} (${n}x)`);
+  }
+
+  nameOf(tag: number): string {
+    return this.tagNames.get(tag) ?? `tag ${tag}`;
+  }
+
   releaseCount(tag: number): number {
     return this.releases.get(tag) ?? 0;
   }

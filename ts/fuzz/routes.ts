@@ -41,7 +41,9 @@ export function readVector(v: arrow.Vector): number {
   let n = 0;
   for (let i = 0; i < v.length; i++) {
     const x = v.get(i);
-    if (x !== null && typeof x === 'object' && Symbol.iterator in (x as object)) for (const _ of x as Iterable<unknown>) n++;
+    // Binary values are byte arrays: their length is read, not every byte.
+    if (ArrayBuffer.isView(x)) n += (x as Uint8Array).length;
+    else if (x !== null && typeof x === 'object' && Symbol.iterator in (x as object)) for (const _ of x as Iterable<unknown>) n++;
     n++;
   }
   return n;

@@ -13,6 +13,8 @@ export interface FuzzOptions {
   only?: readonly number[];
   /** Per-run time bound in ms (default 5000). */
   timeoutMs?: number;
+  /** Collect garbage after every run (needs node --expose-gc): finalizers then act within their run. */
+  collect?: boolean;
   /** Reproducers kept per failure class (default 5). */
   keep?: number;
   onProgress?: (done: number, summary: FuzzSummary) => void;
@@ -40,7 +42,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
   const t0 = performance.now();
   const counts = Object.fromEntries(['ok-error', 'ok-success', ...FAILURES].map((k) => [k, 0])) as Record<Outcome, number>;
   const summary: FuzzSummary = { seed, runs: 0, counts, byRoute: {}, byLevel: {}, failures: 0, reproducers: {}, reloads: 0, ms: 0 };
-  let fuzzer = await Fuzzer.create(seed, options.timeoutMs);
+  let fuzzer = await Fuzzer.create(seed, options.timeoutMs, options.collect);
   const indices = options.only ?? Array.from({ length: options.runs }, (_, i) => (options.from ?? 0) + i);
   for (const run of indices) {
     options.onStart?.(run);
@@ -67,7 +69,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
     if (r.reload) {
       summary.reloads++;
       try { fuzzer.dispose(); } catch { /* a broken instance is dropped anyway */ }
-      fuzzer = await Fuzzer.create(seed, options.timeoutMs);
+      fuzzer = await Fuzzer.create(seed, options.timeoutMs, options.collect);
     }
     if (options.onProgress !== undefined && summary.runs % 1000 === 0) options.onProgress(summary.runs, summary);
   }
