@@ -14,3 +14,5 @@ if [[ ! -x /usr/bin/chromium ]]; then
     exit 1
   fi
 fi
+# clang and libFuzzer for the native validator fuzzer (test/fuzz.test.ts).
+bash "$(dirname "${BASH_SOURCE[0]}")/fuzz/setup-clang.sh"

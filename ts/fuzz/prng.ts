@@ -1,0 +1,45 @@
+// A seeded PRNG for the struct-mutation fuzzer: every run draws from its own
+// generator, derived from (seed, run), so any run replays alone.
+
+/** mulberry32 over a 32-bit state. */
+export class Prng {
+  private state: number;
+
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+
+  /** A run's generator: a splitmix-style hash of the seed and the run index. */
+  static forRun(seed: number, run: number): Prng {
+    let h = (Math.imul(seed >>> 0, 0x9e3779b1) ^ Math.imul(run >>> 0, 0x85ebca77)) >>> 0;
+    h = Math.imul(h ^ (h >>> 16), 0x7feb352d) >>> 0;
+    h = Math.imul(h ^ (h >>> 15), 0x846ca68b) >>> 0;
+    return new Prng((h ^ (h >>> 16)) >>> 0);
+  }
+
+  /** A uniform 32-bit unsigned integer. */
+  u32(): number {
+    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  }
+
+  /** An integer in [0, n). */
+  int(n: number): number {
+    return n <= 0 ? 0 : this.u32() % n;
+  }
+
+  chance(p: number): boolean {
+    return this.u32() / 0x100000000 < p;
+  }
+
+  pick<T>(xs: readonly T[]): T {
+    return xs[this.int(xs.length)]!;
+  }
+
+  /** A uniform 64-bit signed integer. */
+  i64(): bigint {
+    return BigInt.asIntN(64, (BigInt(this.u32()) << 32n) | BigInt(this.u32()));
+  }
+}
