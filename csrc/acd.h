@@ -142,6 +142,10 @@ void AcdDeviceSourceRelease(struct ArrowDeviceArrayStream* stream);
 // (AcdDeviceRangeReadable).
 int AcdAddressRangeValid(const void* ptr, int64_t size);
 
+// The length of the NUL-terminated string at s, or -1 when s is NULL or the
+// string runs past readable memory.
+int64_t AcdStringLength(const char* s);
+
 // ---- format strings (format.c) ------------------------------------------
 
 enum AcdType {

@@ -162,27 +162,53 @@ struct AcdDeviceArrayCopier {
 static int AcdCopyNode(struct AcdDeviceArrayCopier* c, const struct ArrowSchema* schema,
                        const struct ArrowArray* src, struct ArrowArray* dst, int depth);
 
+// The source tree was validated before the copy, but what the copy allocates
+// may reuse memory a malformed source points into (a block its producer freed).
+// So the copy reads each node once, into a local, sizes everything it writes
+// from that local, and checks every pointer it reads from the source again
+// before following it: a source that changes under the copy gives an error or
+// wrong values, never a write outside what the copy allocated.
+static int AcdCopyChanged(struct AcdDeviceArrayCopier* c, const char* what) {
+  return AcdValidationFail(&c->v, NULL, EINVAL,
+                           "%s changed during the copy (a struct or array in memory that is not "
+                           "the producer's any more)", what);
+}
+
+// Reads the pointer at slots[i] into *out when the slot and the struct it
+// points to (size bytes, aligned to align) are readable.
+static int AcdCopyReadPointer(const void* const* slots, int64_t i, int64_t size, int64_t align,
+                              const void** out) {
+  if (!ACD_IS_ALIGNED(slots, _Alignof(void*)) ||
+      !AcdAddressRangeValid(slots + i, (int64_t)sizeof(void*))) {
+    return 0;
+  }
+  const void* ptr = slots[i];
+  *out = ptr;
+  return ptr != NULL && ACD_IS_ALIGNED(ptr, align) && AcdAddressRangeValid(ptr, size);
+}
+
 static int AcdCopyBuffers(struct AcdDeviceArrayCopier* c, const struct ArrowSchema* schema,
                           const struct ArrowArray* src, struct ArrowArray* dst) {
-  int64_t* sizes = AcdMalloc(src->n_buffers * (int64_t)sizeof(int64_t));
-  if (sizes == NULL && src->n_buffers > 0) {
-    return AcdValidationFail(&c->v, NULL, ENOMEM, "out of memory");
-  }
+  // Three more slots than buffers: the per-type rules write up to index 2
+  // whatever n_buffers says, and views check their own count.
+  int64_t* sizes = AcdMalloc((src->n_buffers + 3) * (int64_t)sizeof(int64_t));
+  if (sizes == NULL) return AcdValidationFail(&c->v, NULL, ENOMEM, "out of memory");
   int code = AcdDeviceBufferSizes(&c->v, schema, src, c->from, sizes);
   struct AcdDeviceArrayPrivate* private_data = (struct AcdDeviceArrayPrivate*)dst->private_data;
   for (int64_t i = 0; i < src->n_buffers && code == ACD_OK; i++) {
-    if (src->buffers[i] == NULL) continue;
+    const void* from = src->buffers[i];  // the pointer array was checked in AcdCopyNode
+    if (from == NULL) continue;
     // Check the source range before allocating what a bad offset asks for.
-    code = AcdDeviceCheckRange(c->from, src->buffers[i], sizes[i], c->v.error);
+    code = AcdDeviceCheckRange(c->from, from, sizes[i], c->v.error);
     void* buffer = NULL;
     if (code == ACD_OK) code = AcdDeviceAllocate(c->to, sizes[i], &buffer, c->v.error);
     if (code == ACD_OK) {
       private_data->owned[i] = buffer;
       dst->buffers[i] = buffer;
       if (c->to->device_type == ARROW_DEVICE_CPU) {
-        code = AcdDeviceCopy(c->from, src->buffers[i], c->to, buffer, sizes[i], c->v.error);
+        code = AcdDeviceCopy(c->from, from, c->to, buffer, sizes[i], c->v.error);
       } else {
-        code = AcdDeviceCopyAsync(c->from, src->buffers[i], c->to, buffer, sizes[i], c->v.error);
+        code = AcdDeviceCopyAsync(c->from, from, c->to, buffer, sizes[i], c->v.error);
       }
     }
     if (code != ACD_OK) {
@@ -194,25 +220,56 @@ static int AcdCopyBuffers(struct AcdDeviceArrayCopier* c, const struct ArrowSche
   return code;
 }
 
+// Copies one child (or the dictionary, i == -1) of the node whose local
+// copies are s and a; dst's slot was allocated from a.
+static int AcdCopyChild(struct AcdDeviceArrayCopier* c, const struct ArrowSchema* s,
+                        const struct ArrowArray* a, int64_t i, struct ArrowArray* dst, int depth) {
+  const void* child_schema = NULL;
+  const void* child_array = NULL;
+  int ok = i < 0 ? (s->dictionary != NULL && a->dictionary != NULL &&
+                    ACD_IS_ALIGNED(s->dictionary, _Alignof(struct ArrowSchema)) &&
+                    AcdAddressRangeValid(s->dictionary, (int64_t)sizeof(struct ArrowSchema)) &&
+                    ACD_IS_ALIGNED(a->dictionary, _Alignof(struct ArrowArray)) &&
+                    AcdAddressRangeValid(a->dictionary, (int64_t)sizeof(struct ArrowArray)))
+                 : (AcdCopyReadPointer((const void* const*)s->children, i, (int64_t)sizeof(struct ArrowSchema),
+                                       _Alignof(struct ArrowSchema), &child_schema) &&
+                    AcdCopyReadPointer((const void* const*)a->children, i, (int64_t)sizeof(struct ArrowArray),
+                                       _Alignof(struct ArrowArray), &child_array));
+  if (i < 0) {
+    child_schema = s->dictionary;
+    child_array = a->dictionary;
+  }
+  size_t mark = i < 0 ? AcdValidationPushText(&c->v, ".dictionary") : AcdValidationPushChild(&c->v, i);
+  int code = ok ? AcdCopyNode(c, child_schema, child_array, dst, depth + 1)
+                : AcdCopyChanged(c, "the struct");
+  AcdValidationPop(&c->v, mark);
+  return code;
+}
+
 static int AcdCopyNode(struct AcdDeviceArrayCopier* c, const struct ArrowSchema* schema,
                        const struct ArrowArray* src, struct ArrowArray* dst, int depth) {
   if (depth >= ACD_VALIDATION_MAX_DEPTH) {
     return AcdValidationFail(&c->v, NULL, EINVAL, "nesting deeper than %d levels",
                              ACD_VALIDATION_MAX_DEPTH);
   }
-  int code = AcdDeviceArrayNodeInit(dst, c->to, src, c->v.error);
+  struct ArrowSchema s;
+  struct ArrowArray a;
+  memcpy(&s, schema, sizeof(s));  // readable: checked by the caller
+  memcpy(&a, src, sizeof(a));
+  if (AcdStringLength(s.format) < 0 || a.n_buffers < 0 || a.n_children < 0 ||
+      a.n_children != s.n_children || (a.dictionary == NULL) != (s.dictionary == NULL) ||
+      !ACD_IS_ALIGNED(a.buffers, _Alignof(void*)) ||
+      !AcdValidationReadable(a.buffers, a.n_buffers * (int64_t)sizeof(void*)) ||
+      a.n_buffers > INT32_MAX) {
+    return AcdCopyChanged(c, "the struct");
+  }
+  int code = AcdDeviceArrayNodeInit(dst, c->to, &a, c->v.error);
   if (code != ACD_OK) return AcdValidationPrefix(&c->v, code);
-  code = AcdCopyBuffers(c, schema, src, dst);
-  for (int64_t i = 0; i < src->n_children && code == ACD_OK; i++) {
-    size_t mark = AcdValidationPushChild(&c->v, i);
-    code = AcdCopyNode(c, schema->children[i], src->children[i], dst->children[i], depth + 1);
-    AcdValidationPop(&c->v, mark);
+  code = AcdCopyBuffers(c, &s, &a, dst);
+  for (int64_t i = 0; i < a.n_children && code == ACD_OK; i++) {
+    code = AcdCopyChild(c, &s, &a, i, dst->children[i], depth);
   }
-  if (code == ACD_OK && src->dictionary != NULL) {
-    size_t mark = AcdValidationPushText(&c->v, ".dictionary");
-    code = AcdCopyNode(c, schema->dictionary, src->dictionary, dst->dictionary, depth + 1);
-    AcdValidationPop(&c->v, mark);
-  }
+  if (code == ACD_OK && a.dictionary != NULL) code = AcdCopyChild(c, &s, &a, -1, dst->dictionary, depth);
   return code;
 }
 

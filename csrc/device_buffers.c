@@ -72,6 +72,10 @@ static int AcdOffsetSizes(struct AcdValidation* v, const struct ArrowArray* arra
 // buffers they give the size of.
 static int AcdViewSizes(struct AcdValidation* v, const struct ArrowArray* array, int64_t extent,
                         struct AcdDevice* device, int64_t* sizes) {
+  if (array->n_buffers < 3) {
+    return AcdValidationFail(v, "n_buffers", EINVAL, "expected at least 3 for a view type, found %" PRId64,
+                             array->n_buffers);
+  }
   int64_t n_variadic = array->n_buffers - 3;
   int64_t last = array->n_buffers - 1;
   int code = AcdSizeOf(v, 1, extent, 16, &sizes[1]);

@@ -126,7 +126,7 @@ int AcdValidationReadable(const void* ptr, int64_t size) {
 
 // The length of a NUL-terminated string, or -1 when it runs past readable
 // memory. Checks 64 bytes at a time, then byte by byte near the end.
-static int64_t AcdStringLength(const char* s) {
+int64_t AcdStringLength(const char* s) {
   int64_t i = 0;
   for (;;) {
     int64_t chunk = AcdAddressRangeValid(s + i, 64) ? 64 : 1;

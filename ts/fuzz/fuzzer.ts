@@ -89,6 +89,9 @@ export class Fuzzer {
     // Device memory stays with its export, kept until dispose().
     for (const [i, spec] of (['cuda:1', 'rocm:0', 'webgpu'] as const).entries()) {
       const e = acd.exportDeviceBatch(batches[i]!, { device: spec });
+      // Finish the export's pending copies now: the first run to wait on its
+      // event would otherwise free their staging memory, made before the baseline.
+      acd.syncDeviceArray(e.array);
       this.exports.push(e);
       this.pools.device.push(make(`${spec} device batch ${i}`, e, true));
     }
