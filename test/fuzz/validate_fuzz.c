@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       in_image(header.schema, 1) ? (const struct ArrowSchema*)(buffer + header.schema) : NULL;
   const void* root = in_image(header.array, 1) ? (const void*)(buffer + header.array) : NULL;
   const struct ArrowArray* array =
-      root == NULL ? NULL : device ? &((const struct ArrowDeviceArray*)root)->array : root;
+      root == NULL ? NULL : (const struct ArrowArray*)root;  // `array` is at offset 0 of a device array
 
   struct AcdError error;
   int schema_code = AcdSchemaValidate(schema, &error);
