@@ -8,8 +8,9 @@ import { bench } from './bench/index.js';
 import { roundtripDemo } from './demo.js';
 // Only from the library's public entry: the CLI bundle uses dist/index.mjs, never a second copy of it.
 import {
-  ArrowCDeviceError, isJson, load, parseDevice, readOwn, roundtripRaw, roundtripStream, roundtripTable, runIntegration, toArrowTable,
-  type ArrowCDevice, type Device, type IntegrationSummary, type RoundtripSummary, type ValidationLevel, type Via,
+  ArrowCDeviceError, load, parseDevice, readOwn, roundtripRaw, roundtripStream, roundtripTable, runIntegration, toArrowTable, types,
+  type ArrowCDevice, type Device, type ExportedArray, type Imported, type IntegrationFile, type IntegrationSummary, type RawImport,
+  type ReaderName, type RoundtripSummary, type ValidationLevel, type Via,
 } from './index.js';
 
 const USAGE = `usage:
@@ -19,7 +20,10 @@ const USAGE = `usage:
   arrow-c-device roundtrip FILE [--via array|stream|async] [--mode copy|view]
                            [--device TYPE[:ID]] [--validate none|minimal|default|full]
                            [--reader auto|apache-arrow|own] [--json]
-      read an Arrow IPC file or stream, or integration JSON (.json, .json.gz),
+      read an Arrow IPC file or stream, or integration JSON (.json, .json.gz);
+      every file is first read by this library's reader, which bounds every
+      length by the input, and checked at --validate full: what is not Arrow
+      data (an empty file, no schema message, a bad offset) exits 2. Then
       send every batch through the C Device Data Interface (export into wasm
       memory, import back), compare value by value and check that nothing
       leaked. --device exports every batch onto that simulated device (cuda,
@@ -113,6 +117,50 @@ const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 type Summary = RoundtripSummary & { notes?: string[]; via?: Via };
 
 /**
+ * The first batch of a raw file the C validator refuses at 'full' (every
+ * offset, index, run end and UTF-8 sequence), or null when all are valid.
+ * Each batch is exported and imported as a view, then released.
+ */
+function fullyInvalid(acd: ArrowCDevice, file: IntegrationFile): string | null {
+  const field = types.recordBatchField(file.schema);
+  for (let b = 0; b < file.batches.length; b++) {
+    let exported: ExportedArray | undefined;
+    let imported: Imported<RawImport> | undefined;
+    try {
+      exported = acd.exportDeviceRaw(field, file.batches[b]!);
+      imported = acd.importDeviceRaw(exported.schema, exported.array, { mode: 'view', validate: 'full' });
+    } catch (e) {
+      if (!(e instanceof ArrowCDeviceError)) throw e;
+      return `batch ${b}: ${e.message}`;
+    } finally {
+      imported?.release();
+      exported?.release();
+    }
+  }
+  return null;
+}
+
+/**
+ * An untrusted file, read by this library's reader (IPC or integration JSON):
+ * every message, body, buffer and count bounded by the input's size, then
+ * every batch checked at validate 'full'. Only a file that passes is given to
+ * apache-arrow, whose reader trusts lengths (it hung or ran out of memory on
+ * corrupt ones). What is not Arrow data is a UsageError (exit 2).
+ */
+function readChecked(acd: ArrowCDevice, file: string, bytes: Uint8Array): { file: IntegrationFile; reader: ReaderName } {
+  let read: { file: IntegrationFile; reader: ReaderName };
+  try {
+    read = readOwn(file, bytes, () => text(bytes));
+  } catch (e) {
+    if (!(e instanceof ArrowCDeviceError)) throw e;
+    throw new UsageError(`${file} is not a readable Arrow IPC file, stream or integration JSON: ${e.message}`);
+  }
+  const invalid = fullyInvalid(acd, read.file);
+  if (invalid !== null) throw new UsageError(`${file} is not valid Arrow data: ${invalid}`);
+  return read;
+}
+
+/**
  * The round trip of a file by the chosen reader and interface (see USAGE).
  * --via array sends raw arrays when this library read the file; the streams
  * carry apache-arrow batches, so a file read by the own reader is converted
@@ -124,13 +172,8 @@ async function roundtripFile(acd: ArrowCDevice, args: Args): Promise<Summary> {
   const through = (table: arrow.Table): Promise<Summary> | Summary => (args.via === 'array'
     ? roundtripTable(acd, table, args.file, args.mode, args.device, args.validate)
     : roundtripStream(acd, table, args.via, args.mode, { file: args.file, device: args.device }));
+  const read = readChecked(acd, args.file, bytes);
   const viaOwn = async (): Promise<Summary> => {
-    let read: ReturnType<typeof readOwn>;
-    try {
-      read = readOwn(args.file, bytes, () => text(bytes));
-    } catch (e) {
-      throw new UsageError(`${args.file} is not a readable Arrow IPC file, stream or integration JSON: ${(e as Error).message}`);
-    }
     if (args.via === 'array') return roundtripRaw(acd, read.file, args.file, options, read.reader);
     let table: arrow.Table;
     try {
@@ -141,7 +184,7 @@ async function roundtripFile(acd: ArrowCDevice, args: Args): Promise<Summary> {
     return { ...(await through(table)), reader: read.reader };
   };
   // Integration JSON is always read by this library (apache-arrow's JSON reader is not used).
-  if (args.reader === 'own' || isJson(args.file, bytes)) return viaOwn();
+  if (args.reader === 'own' || read.reader === 'json') return viaOwn();
 
   let table: arrow.Table;
   try {
@@ -181,8 +224,14 @@ function printIntegration(s: IntegrationSummary): void {
   for (const e of s.errors) console.log(`  error: ${e}`);
 }
 
+/**
+ * Runs one command; returns the exit code. A failure is one line on stderr
+ * (and, with --json, one JSON object {ok: false, error, exitCode} on stdout);
+ * only a bug in this program is thrown.
+ */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const json = (command === 'roundtrip' || command === 'integration') && rest.includes('--json');
   try {
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       console.log(USAGE);
@@ -211,14 +260,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw new UsageError(`unknown command '${command}'`);
   } catch (e) {
-    if (e instanceof UsageError) {
-      console.error(`arrow-c-device: ${e.message}`);
-      return 2;
-    }
-    if (e instanceof ArrowCDeviceError) {
-      console.error(`arrow-c-device: ${e.message}`);
-      return 1;
-    }
-    throw e;
+    const exitCode = e instanceof UsageError ? 2 : e instanceof ArrowCDeviceError ? 1 : 0;
+    if (exitCode === 0) throw e;
+    const line = (e as Error).message.replace(/\s*\n\s*/g, ' ');
+    console.error(`arrow-c-device: ${line}`);
+    if (json) console.log(JSON.stringify({ ok: false, error: line, exitCode }));
+    return exitCode;
   }
 }
