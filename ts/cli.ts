@@ -8,10 +8,10 @@ import { bench } from './bench/index.js';
 import { roundtripDemo } from './demo.js';
 // Only from the library's public entry: the CLI bundle uses dist/index.mjs, never a second copy of it.
 import {
-  ArrowCDeviceError, load, parseDevice, readOwn, roundtripRaw, roundtripStream, roundtripTable, runIntegration, toArrowTable, types,
-  type ArrowCDevice, type Device, type ExportedArray, type Imported, type IntegrationFile, type IntegrationSummary, type RawImport,
-  type ReaderName, type RoundtripSummary, type ValidationLevel, type Via,
+  ArrowCDeviceError, load, parseDevice, roundtripRaw, roundtripStream, roundtripTable, runIntegration, toArrowTable,
+  type ArrowCDevice, type Device, type IntegrationSummary, type RoundtripSummary, type ValidationLevel, type Via,
 } from './index.js';
+import { readChecked, readersDisagree, UsageError } from './cli-input.js';
 
 const USAGE = `usage:
   arrow-c-device demo
@@ -43,8 +43,6 @@ const USAGE = `usage:
   arrow-c-device bench [--quick] [--json FILE]
       benchmarks against Arrow IPC, arrow-js-ffi and the memory-copy floors
   arrow-c-device --help`;
-
-class UsageError extends Error {}
 
 type Reader = 'auto' | 'apache-arrow' | 'own';
 
@@ -117,50 +115,6 @@ const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 type Summary = RoundtripSummary & { notes?: string[]; via?: Via };
 
 /**
- * The first batch of a raw file the C validator refuses at 'full' (every
- * offset, index, run end and UTF-8 sequence), or null when all are valid.
- * Each batch is exported and imported as a view, then released.
- */
-function fullyInvalid(acd: ArrowCDevice, file: IntegrationFile): string | null {
-  const field = types.recordBatchField(file.schema);
-  for (let b = 0; b < file.batches.length; b++) {
-    let exported: ExportedArray | undefined;
-    let imported: Imported<RawImport> | undefined;
-    try {
-      exported = acd.exportDeviceRaw(field, file.batches[b]!);
-      imported = acd.importDeviceRaw(exported.schema, exported.array, { mode: 'view', validate: 'full' });
-    } catch (e) {
-      if (!(e instanceof ArrowCDeviceError)) throw e;
-      return `batch ${b}: ${e.message}`;
-    } finally {
-      imported?.release();
-      exported?.release();
-    }
-  }
-  return null;
-}
-
-/**
- * An untrusted file, read by this library's reader (IPC or integration JSON):
- * every message, body, buffer and count bounded by the input's size, then
- * every batch checked at validate 'full'. Only a file that passes is given to
- * apache-arrow, whose reader trusts lengths (it hung or ran out of memory on
- * corrupt ones). What is not Arrow data is a UsageError (exit 2).
- */
-function readChecked(acd: ArrowCDevice, file: string, bytes: Uint8Array): { file: IntegrationFile; reader: ReaderName } {
-  let read: { file: IntegrationFile; reader: ReaderName };
-  try {
-    read = readOwn(file, bytes, () => text(bytes));
-  } catch (e) {
-    if (!(e instanceof ArrowCDeviceError)) throw e;
-    throw new UsageError(`${file} is not a readable Arrow IPC file, stream or integration JSON: ${e.message}`);
-  }
-  const invalid = fullyInvalid(acd, read.file);
-  if (invalid !== null) throw new UsageError(`${file} is not valid Arrow data: ${invalid}`);
-  return read;
-}
-
-/**
  * The round trip of a file by the chosen reader and interface (see USAGE).
  * --via array sends raw arrays when this library read the file; the streams
  * carry apache-arrow batches, so a file read by the own reader is converted
@@ -193,7 +147,14 @@ async function roundtripFile(acd: ArrowCDevice, args: Args): Promise<Summary> {
     if (args.reader === 'apache-arrow') throw new UsageError(`${args.file} is not readable by apache-arrow: ${(e as Error).message}`);
     return { ...(await viaOwn()), notes: [`apache-arrow cannot read this file (${(e as Error).message}); read with this library's own reader`] };
   }
+  // apache-arrow reads some files differently (duplicate field names, map
+  // entry names, pre-1.0 unions): the round trip would then check its misreading.
+  const differs = readersDisagree(table, read.file);
+  if (differs !== null && args.reader === 'auto') {
+    return { ...(await viaOwn()), notes: [`apache-arrow misreads this file (${differs}); read with this library's own reader`] };
+  }
   const first = await through(table);
+  if (differs !== null) return { ...first, ok: false, errors: [...first.errors, `apache-arrow misreads this file: ${differs}`] };
   // A failure through apache-arrow that leaked nothing may be apache-arrow
   // misreading the file (as with pre-1.0 unions): the own reader decides.
   if (first.ok || args.reader === 'apache-arrow' || first.bytesLeaked !== 0 || first.deviceBytesLeaked !== 0) return first;

@@ -11,9 +11,12 @@
 //   SIGABRT), another exit code, a stack trace, an exit 0 the oracle refutes.
 //
 //   node scripts/fuzz/cli-fuzz.mjs [--seed S] [--mutations N] [--sample K]
-//        [--filter TEXT] [--timeout MS] [--workers W] [--keep DIR] [--json]
+//        [--filter TEXT] [--timeout MS] [--workers W] [--keep DIR] [--json] [--bin FILE]
 // --sample K takes K gold files spread over the sorted list (a quick run);
-// --keep copies every failing input into DIR. Exit 0 when nothing failed.
+// --keep copies every failing input into DIR; --bin runs another command in
+// place of bin/arrow-c-device.mjs (the fuzzer's own tests use stubs). A
+// summary line ends the run (--json: then the summary as JSON); progress goes
+// to stderr. Exit 0 when nothing failed, 1 when something did.
 // Integration JSON gold files are gunzipped and mutated as text.
 
 import { spawn } from 'node:child_process';
@@ -30,7 +33,7 @@ const ORACLE = join(ROOT, 'scripts', 'fuzz', 'oracle.mjs');
 const GOLD = join(ROOT, '..', 'shared', 'testdata', 'arrow-testing');
 
 function parse(argv) {
-  const o = { seed: '1', mutations: 8, sample: 0, filter: '', timeout: 10_000, workers: 2, keep: '', json: false };
+  const o = { seed: '1', mutations: 8, sample: 0, filter: '', timeout: 10_000, workers: 2, keep: '', json: false, bin: BIN };
   for (let i = 0; i < argv.length; i++) {
     const [name, inline] = argv[i].split(/=(.*)/s);
     const value = () => inline ?? argv[++i];
@@ -46,6 +49,7 @@ function parse(argv) {
     else if (name === '--workers') o.workers = Math.max(1, int(value()));
     else if (name === '--keep') o.keep = value();
     else if (name === '--json') o.json = true;
+    else if (name === '--bin') o.bin = value();
     else throw new Error(`unknown option ${name}`);
   }
   return o;
@@ -136,7 +140,7 @@ async function main() {
     const name = `${gold.replace('/', '_').replace(/\.gz$/, '')}`;
     const file = join(dir, `${k}-${name}`);
     writeFileSync(file, bytes);
-    const r = await run([BIN, 'roundtrip', file, '--json'], o.timeout);
+    const r = await run([o.bin, 'roundtrip', file, '--json'], o.timeout);
     const label = `${gold} #${k} [${ops.join(', ')}]`;
     if (r.ms > slowest.ms) slowest = { ms: r.ms, job: label };
     let failure = classify(r);
