@@ -28,11 +28,11 @@ function stub(name: string, body: string): string {
 }
 
 describe('item 8: the CLI fuzzer', () => {
-  test('item 8: a seeded sample of gold files, 1 mutation each: every run ends within 10 s, exit 0 only when verified', () => {
-    const { status, line, summary } = fuzz('--seed', '9', '--mutations', '1', '--sample', '24');
-    expect(line).toMatch(/^cli-fuzz: seed 9, 24 gold files × 1 mutations = 24 runs in \d+ s: exit 0 ×\d+ \(each verified\), exit 1 ×\d+, exit 2 ×\d+; 0 failures/);
-    expect(summary).toMatchObject({ runs: 24, failures: 0, failed: [] });
-    expect(summary.exit0Verified + summary.exit1 + summary.exit2).toBe(24);
+  test('item 8: a seeded sample of 24 gold files, 2 mutations each: every run ends within 10 s, exit 0 only when verified', () => {
+    const { status, line, summary } = fuzz('--seed', '9', '--mutations', '2', '--sample', '24');
+    expect(line).toMatch(/^cli-fuzz: seed 9, 24 gold files × 2 mutations = 48 runs in \d+ s: exit 0 ×\d+ \(each verified\), exit 1 ×\d+, exit 2 ×\d+; 0 failures/);
+    expect(summary).toMatchObject({ runs: 48, failures: 0, failed: [] });
+    expect(summary.exit0Verified + summary.exit1 + summary.exit2).toBe(48);
     expect(summary.slowestMs).toBeLessThan(10_000);
     expect(status).toBe(0);
   }, 120_000);

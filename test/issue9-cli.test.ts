@@ -95,7 +95,7 @@ describe('item 8: a corrupt file gets an answer within seconds', () => {
       /column 0 'n' \(null\): 1099511627776 slots that carry no data .* more than this reader's bound of 16777216/);
   });
 
-  test('item 8: a struct longer than its children is refused (apache-arrow would iterate the struct\'s length)', () => {
+  test('item 8: a struct longer than its children is not Arrow data: exit 2 before apache-arrow reads it', () => {
     const table = arrow.tableFromArrays({ s: arrow.vectorFromArray([{ a: 1 }, { a: 2 }, { a: 3 }]) });
     const bytes = arrow.tableToIPC(table, 'stream');
     // The field nodes are {length 3, null_count 0} pairs: make the struct's (the first) 2^30 long, and the batch's.
