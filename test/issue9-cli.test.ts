@@ -7,6 +7,18 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as flatbuffers from 'flatbuffers';
+import { Field as FbField } from 'apache-arrow/fb/field';
+import { Footer } from 'apache-arrow/fb/footer';
+import { Message } from 'apache-arrow/fb/message';
+import { MessageHeader } from 'apache-arrow/fb/message-header';
+import { MetadataVersion } from 'apache-arrow/fb/metadata-version';
+import { Null as FbNull } from 'apache-arrow/fb/null';
+import { Schema as FbSchema } from 'apache-arrow/fb/schema';
+import { Struct_ } from 'apache-arrow/fb/struct-';
+import { Type } from 'apache-arrow/fb/type';
+import { ArrowCDeviceError } from '../ts/errors.js';
+import { readIpc } from '../ts/ipc/read.js';
 import { GOLD } from './helpers.js';
 
 const BIN = join(__dirname, '..', 'bin', 'arrow-c-device.mjs');
@@ -125,5 +137,57 @@ describe('item 8: apache-arrow\'s misreadings are not reported as its success', 
     const summary = JSON.parse(r.stdout);
     expect(summary).toMatchObject({ ok: false, reader: 'apache-arrow', bytesLeaked: 0 });
     expect(summary.errors).toEqual([expect.stringMatching(/^apache-arrow misreads this file: apache-arrow reads the schema as/)]);
+  });
+});
+
+describe('item 8: the own reader bounds the work a small input can ask for', () => {
+  test('item 8: a schema whose fields share children (a DAG of 2^40 fields in under 2 KB) is refused', () => {
+    const b = new flatbuffers.Builder(1024);
+    const typed = (typeType: Type, type: number, children: number[]) => {
+      const kids = FbField.createChildrenVector(b, children);
+      FbField.startField(b);
+      FbField.addTypeType(b, typeType);
+      FbField.addType(b, type);
+      FbField.addChildren(b, kids);
+      return FbField.endField(b);
+    };
+    FbNull.startNull(b);
+    let f = typed(Type.Null, FbNull.endNull(b), []);
+    for (let depth = 0; depth < 40; depth++) {
+      Struct_.startStruct_(b);
+      f = typed(Type.Struct_, Struct_.endStruct_(b), [f, f]);
+    }
+    const fields = FbSchema.createFieldsVector(b, [f]);
+    FbSchema.startSchema(b);
+    FbSchema.addFields(b, fields);
+    b.finish(Message.createMessage(b, MetadataVersion.V5, MessageHeader.Schema, FbSchema.endSchema(b), 0n, 0));
+    const meta = b.asUint8Array();
+    const padded = Math.ceil(meta.byteLength / 8) * 8;
+    const bytes = new Uint8Array(8 + padded + 8);
+    const dv = new DataView(bytes.buffer);
+    dv.setUint32(0, 0xffffffff, true);
+    dv.setInt32(4, padded, true);
+    bytes.set(meta, 8);
+    dv.setUint32(8 + padded, 0xffffffff, true);
+    expect(bytes.byteLength).toBeLessThan(2048);
+    const start = performance.now();
+    expect(() => readIpc(bytes)).toThrow(ArrowCDeviceError);
+    expect(() => readIpc(bytes)).toThrow(new RegExp(`more fields than a flatbuffer of ${padded} bytes holds: fields are shared \\(a DAG, not a tree\\)`));
+    expect(performance.now() - start).toBeLessThan(1000);
+  });
+
+  test('item 8: a footer naming one record batch twice is refused (the input would be read twice over)', () => {
+    const batch = arrow.tableFromArrays({ x: Int32Array.from([1, 2, 3]) }).batches[0]!;
+    const bytes = arrow.tableToIPC(new arrow.Table([batch, batch]), 'file');
+    expect(readIpc(bytes).batches).toHaveLength(2);
+    const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const footerLength = dv.getInt32(bytes.byteLength - 10, true);
+    const footerAt = bytes.byteLength - 10 - footerLength;
+    const footer = Footer.getRootAsFooter(new flatbuffers.ByteBuffer(bytes.subarray(footerAt, bytes.byteLength - 10)));
+    const [first, second] = [footer.recordBatches(0)!, footer.recordBatches(1)!];
+    const at = (block: typeof first) => footerAt + block.bb_pos;
+    bytes.copyWithin(at(second), at(first), at(first) + 24);
+    expect(() => readIpc(bytes)).toThrow(ArrowCDeviceError);
+    expect(() => readIpc(bytes)).toThrow(/^footer: recordBatches\[0\]: bytes \d+\.\.\d+ overlap recordBatches\[1\] at byte \d+$/);
   });
 });
