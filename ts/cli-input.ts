@@ -59,7 +59,8 @@ const typeList = (fields: readonly types.Field[]) => fields.map((f) => `${f.name
 
 /**
  * How apache-arrow's reading of a file differs from this library's (schema,
- * then values batch by batch), or null when they agree. apache-arrow gives a
+ * then values batch by batch), or null when they agree; an exception of
+ * apache-arrow's while reading values is a disagreement. apache-arrow gives a
  * file without batches one empty batch, so only batches with rows count.
  */
 export function readersDisagree(table: arrow.Table, file: IntegrationFile): string | null {
@@ -79,7 +80,8 @@ export function readersDisagree(table: arrow.Table, file: IntegrationFile): stri
     }
     return null;
   } catch (e) {
-    if (!(e instanceof ArrowCDeviceError)) throw e;
-    return `they cannot be compared: ${e.message}`;
+    // apache-arrow's accessors throw on values they cannot hold (a date64 past 2^53 ms: a TypeError).
+    if (e instanceof ArrowCDeviceError) return `they cannot be compared: ${e.message}`;
+    return `apache-arrow fails reading its values: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`;
   }
 }
