@@ -8,9 +8,10 @@ import { bench } from './bench/index.js';
 import { roundtripDemo } from './demo.js';
 // Only from the library's public entry: the CLI bundle uses dist/index.mjs, never a second copy of it.
 import {
-  ArrowCDeviceError, isJson, load, parseDevice, readOwn, roundtripRaw, roundtripStream, roundtripTable, runIntegration, toArrowTable,
+  ArrowCDeviceError, load, parseDevice, roundtripRaw, roundtripStream, roundtripTable, runIntegration, toArrowTable,
   type ArrowCDevice, type Device, type IntegrationSummary, type RoundtripSummary, type ValidationLevel, type Via,
 } from './index.js';
+import { readChecked, readersDisagree, UsageError } from './cli-input.js';
 
 const USAGE = `usage:
   arrow-c-device demo
@@ -19,7 +20,10 @@ const USAGE = `usage:
   arrow-c-device roundtrip FILE [--via array|stream|async] [--mode copy|view]
                            [--device TYPE[:ID]] [--validate none|minimal|default|full]
                            [--reader auto|apache-arrow|own] [--json]
-      read an Arrow IPC file or stream, or integration JSON (.json, .json.gz),
+      read an Arrow IPC file or stream, or integration JSON (.json, .json.gz);
+      every file is first read by this library's reader, which bounds every
+      length by the input, and checked at --validate full: what is not Arrow
+      data (an empty file, no schema message, a bad offset) exits 2. Then
       send every batch through the C Device Data Interface (export into wasm
       memory, import back), compare value by value and check that nothing
       leaked. --device exports every batch onto that simulated device (cuda,
@@ -39,8 +43,6 @@ const USAGE = `usage:
   arrow-c-device bench [--quick] [--json FILE]
       benchmarks against Arrow IPC, arrow-js-ffi and the memory-copy floors
   arrow-c-device --help`;
-
-class UsageError extends Error {}
 
 type Reader = 'auto' | 'apache-arrow' | 'own';
 
@@ -124,13 +126,8 @@ async function roundtripFile(acd: ArrowCDevice, args: Args): Promise<Summary> {
   const through = (table: arrow.Table): Promise<Summary> | Summary => (args.via === 'array'
     ? roundtripTable(acd, table, args.file, args.mode, args.device, args.validate)
     : roundtripStream(acd, table, args.via, args.mode, { file: args.file, device: args.device }));
+  const read = readChecked(acd, args.file, bytes);
   const viaOwn = async (): Promise<Summary> => {
-    let read: ReturnType<typeof readOwn>;
-    try {
-      read = readOwn(args.file, bytes, () => text(bytes));
-    } catch (e) {
-      throw new UsageError(`${args.file} is not a readable Arrow IPC file, stream or integration JSON: ${(e as Error).message}`);
-    }
     if (args.via === 'array') return roundtripRaw(acd, read.file, args.file, options, read.reader);
     let table: arrow.Table;
     try {
@@ -141,7 +138,7 @@ async function roundtripFile(acd: ArrowCDevice, args: Args): Promise<Summary> {
     return { ...(await through(table)), reader: read.reader };
   };
   // Integration JSON is always read by this library (apache-arrow's JSON reader is not used).
-  if (args.reader === 'own' || isJson(args.file, bytes)) return viaOwn();
+  if (args.reader === 'own' || read.reader === 'json') return viaOwn();
 
   let table: arrow.Table;
   try {
@@ -150,7 +147,14 @@ async function roundtripFile(acd: ArrowCDevice, args: Args): Promise<Summary> {
     if (args.reader === 'apache-arrow') throw new UsageError(`${args.file} is not readable by apache-arrow: ${(e as Error).message}`);
     return { ...(await viaOwn()), notes: [`apache-arrow cannot read this file (${(e as Error).message}); read with this library's own reader`] };
   }
+  // apache-arrow reads some files differently (duplicate field names, map
+  // entry names, pre-1.0 unions): the round trip would then check its misreading.
+  const differs = readersDisagree(table, read.file);
+  if (differs !== null && args.reader === 'auto') {
+    return { ...(await viaOwn()), notes: [`apache-arrow misreads this file (${differs}); read with this library's own reader`] };
+  }
   const first = await through(table);
+  if (differs !== null) return { ...first, ok: false, errors: [...first.errors, `apache-arrow misreads this file: ${differs}`] };
   // A failure through apache-arrow that leaked nothing may be apache-arrow
   // misreading the file (as with pre-1.0 unions): the own reader decides.
   if (first.ok || args.reader === 'apache-arrow' || first.bytesLeaked !== 0 || first.deviceBytesLeaked !== 0) return first;
@@ -181,8 +185,14 @@ function printIntegration(s: IntegrationSummary): void {
   for (const e of s.errors) console.log(`  error: ${e}`);
 }
 
+/**
+ * Runs one command; returns the exit code. A failure is one line on stderr
+ * (and, with --json, one JSON object {ok: false, error, exitCode} on stdout);
+ * only a bug in this program is thrown.
+ */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const json = (command === 'roundtrip' || command === 'integration') && rest.includes('--json');
   try {
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       console.log(USAGE);
@@ -211,14 +221,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw new UsageError(`unknown command '${command}'`);
   } catch (e) {
-    if (e instanceof UsageError) {
-      console.error(`arrow-c-device: ${e.message}`);
-      return 2;
-    }
-    if (e instanceof ArrowCDeviceError) {
-      console.error(`arrow-c-device: ${e.message}`);
-      return 1;
-    }
-    throw e;
+    const exitCode = e instanceof UsageError ? 2 : e instanceof ArrowCDeviceError ? 1 : 0;
+    if (exitCode === 0) throw e;
+    const line = (e as Error).message.replace(/\s*\n\s*/g, ' ');
+    console.error(`arrow-c-device: ${line}`);
+    if (json) console.log(JSON.stringify({ ok: false, error: line, exitCode }));
+    return exitCode;
   }
 }

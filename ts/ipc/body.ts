@@ -5,13 +5,20 @@
 // the C Data Interface wants something IPC does not have: the variadic buffer
 // sizes of view types, and offsets of zero-length arrays written without any.
 
-import { ArrowCDeviceError, EINVAL, ENOSYS } from '../errors.js';
+import { ArrowCDeviceError, EINVAL, ENOSYS, ERANGE } from '../errors.js';
 import { byteWidth, offsetWidth, type RawArray } from '../raw.js';
 import { typeToString, type DataType, type Field } from '../types.js';
 import type { Table } from './flatbuffers.js';
 import type { SchemaDictionaries } from './schema.js';
 
 const CODECS = ['LZ4_FRAME', 'ZSTD'];
+/**
+ * Slots that need no bytes of the body (null arrays, structs without
+ * children, zero-width values, run-end encoded arrays) are the only lengths the
+ * input size does not bound; a whole input may declare at most this many, so
+ * that a corrupt length cannot make its readers loop for hours.
+ */
+export const MAX_UNBACKED_SLOTS = 1 << 24;
 const FIELD_NODE_SIZE = 16;
 const BUFFER_SIZE = 16;
 
@@ -22,6 +29,8 @@ export interface BodyContext {
   readonly current: (id: bigint) => RawArray | undefined;
   /** Unions carry a validity buffer before metadata version V5 (format 1.0). */
   readonly unionValidity: boolean;
+  /** Unbacked slots declared so far by the whole input (see MAX_UNBACKED_SLOTS), shared by its messages. */
+  readonly budget: { unbacked: number };
 }
 
 /** Reads the arrays of one RecordBatch table (of a record batch or a dictionary batch). */
@@ -125,8 +134,27 @@ export class BodyReader {
     return bytes;
   }
 
+  /** Counts slots that no buffer pays for against the input's budget. */
+  private unbacked(n: number, path: string): void {
+    const budget = this.context.budget;
+    budget.unbacked += n;
+    if (budget.unbacked > MAX_UNBACKED_SLOTS) {
+      this.fail(`${path}: ${n} slots that carry no data bring the input to ${budget.unbacked}, more than this reader's ` +
+        `bound of ${MAX_UNBACKED_SLOTS} (null, empty struct, zero-width and run-end encoded slots)`, ERANGE);
+    }
+  }
+
+  /** A child that must cover its parent's slots (struct, sparse union, fixed-size list). */
+  private covering(child: RawArray, needed: number, path: string, k: number): RawArray {
+    if (child.length < needed) this.fail(`${path}: child ${k} has length ${child.length}, expected at least ${needed}`);
+    return child;
+  }
+
   private array(type: DataType, path: string): RawArray {
     const { length: n, nullCount } = this.node(path);
+    const zeroWidth = type.kind === 'null' || type.kind === 'run_end_encoded' || (type.kind === 'struct' && type.children.length === 0) ||
+      (type.kind === 'fixed_size_list' && type.listSize === 0) || (type.kind === 'fixed_size_binary' && type.byteWidth === 0);
+    if (zeroWidth) this.unbacked(n, path);
     const make = (buffers: (Uint8Array | null)[], children: RawArray[] = [], dictionary: RawArray | null = null, nulls = nullCount): RawArray =>
       ({ type, length: n, nullCount: nulls, offset: 0, buffers, children, dictionary });
     const child = (f: Field, k: number) => this.array(f.type, `${path}.children[${k}] '${f.name}'`);
@@ -148,7 +176,7 @@ export class BodyReader {
         }
         const typeIds = this.buffer(path, 'type ids', n);
         const offsets = type.mode === 'dense' ? this.buffer(path, 'offsets', 4 * n) : null;
-        const children = type.children.map(child);
+        const children = type.children.map((f, k) => (type.mode === 'sparse' ? this.covering(child(f, k), n, path, k) : child(f, k)));
         return make(offsets === null ? [typeIds] : [typeIds, offsets], children, null, 0);
       }
       case 'run_end_encoded':
@@ -193,9 +221,9 @@ export class BodyReader {
         return make([validity, offsets, this.buffer(path, 'sizes', n * w)], [child(type.child, 0)]);
       }
       case 'fixed_size_list':
-        return make([validity], [child(type.child, 0)]);
+        return make([validity], [this.covering(child(type.child, 0), n * type.listSize, path, 0)]);
       case 'struct':
-        return make([validity], type.children.map(child));
+        return make([validity], type.children.map((f, k) => this.covering(child(f, k), n, path, k)));
       case 'dictionary': {
         const indices = this.buffer(path, 'indices', n * byteWidth(type));
         const id = this.context.dictionaries.idOf.get(type)!;

@@ -82,7 +82,8 @@ function readMessage(bytes: Uint8Array, at: number, index: number, block?: { met
   let bodyAt = metadataEnd;
   if (block !== undefined) {
     if (block.bodyLength !== bodyLength) fail(`${where}: the footer's block gives a body of ${block.bodyLength} bytes, the message ${bodyLength}`);
-    if (block.metaDataLength < prefix + length) fail(`${where}: the footer's block gives ${block.metaDataLength} bytes of metadata, the message has ${prefix + length}`);
+    // Equal, not merely enough: readers that take the body right after the metadata must see the same bytes.
+    if (block.metaDataLength !== prefix + length) fail(`${where}: the footer's block gives ${block.metaDataLength} bytes of metadata, the message has ${prefix + length}`);
     bodyAt = at + block.metaDataLength;
   }
   if (bodyLength < 0n || BigInt(bodyAt) + bodyLength > BigInt(bytes.byteLength)) {
@@ -97,6 +98,7 @@ function readMessage(bytes: Uint8Array, at: number, index: number, block?: { met
 /** Dictionaries by id, as the messages define, replace and extend them. */
 class DictionaryState {
   private readonly current = new Map<bigint, RawArray>();
+  private readonly budget = { unbacked: 0 };
 
   constructor(private readonly ipc: IpcSchema, private readonly fileFormat: boolean) {}
 
@@ -128,6 +130,7 @@ class DictionaryState {
       dictionaries: this.ipc.dictionaries,
       current: (id) => this.current.get(id),
       unionValidity: m.version < V5,
+      budget: this.budget,
     });
   }
 }
@@ -181,6 +184,22 @@ function readStream(bytes: Uint8Array, start: number): IntegrationFile {
   return { schema: ipc.schema, batches };
 }
 
+/**
+ * The footer's blocks must not overlap (nor end past the footer): a footer
+ * naming one message many times would make the input read many times over.
+ */
+function disjoint(blocks: { at: number; metaDataLength: number; bodyLength: bigint; path: string }[], footerAt: number): void {
+  const sorted = [...blocks].sort((a, b) => a.at - b.at);
+  sorted.forEach((b, i) => {
+    const end = BigInt(b.at + b.metaDataLength) + b.bodyLength;
+    const next = sorted[i + 1];
+    const limit = next === undefined ? BigInt(footerAt) : BigInt(next.at);
+    if (b.bodyLength < 0n || end > limit) {
+      fail(`footer: ${b.path}: bytes ${b.at}..${end} overlap ${next === undefined ? `the footer at byte ${footerAt}` : `${next.path} at byte ${next.at}`}`);
+    }
+  });
+}
+
 function readFile(bytes: Uint8Array): IntegrationFile {
   const size = bytes.byteLength;
   // magic (6) + padding (2) + ... + footer length (4) + magic (6)
@@ -205,6 +224,9 @@ function readFile(bytes: Uint8Array): IntegrationFile {
     if (metaDataLength <= 0) fail(`footer: ${path}: metaDataLength ${metaDataLength}, expected a positive length`);
     return { at: Number(offset), metaDataLength, bodyLength, path };
   });
+  const dictionaryBlocks = blocks(2, 'dictionaries');
+  const batchBlocks = blocks(3, 'recordBatches');
+  disjoint([...dictionaryBlocks, ...batchBlocks], footerAt);
   let index = 0;
   const message = (block: ReturnType<typeof blocks>[number]): Message => {
     const read = readMessage(bytes.subarray(0, footerAt), block.at, index++, block);
@@ -212,12 +234,12 @@ function readFile(bytes: Uint8Array): IntegrationFile {
     return read.message;
   };
   // Dictionaries first, in footer order (deltas apply in that order); the file format has no replacements.
-  for (const block of blocks(2, 'dictionaries')) {
+  for (const block of dictionaryBlocks) {
     const m = message(block);
     expectHeader(m, Header.DictionaryBatch);
     dicts.read(m);
   }
-  const batches = blocks(3, 'recordBatches').map((block) => {
+  const batches = batchBlocks.map((block) => {
     const m = message(block);
     expectHeader(m, Header.RecordBatch);
     return readBatch(m, ipc, dicts);

@@ -154,10 +154,15 @@ function typeOf(tag: number, t: Table | null, children: Field[], fieldTable: Tab
   }
 }
 
-function readField(t: Table, dicts: SchemaDictionaries, depth: number): Field {
+/** Fields read so far, and how many the flatbuffer can hold (each takes a 4-byte offset in a vector). */
+interface FieldCount { read: number; readonly limit: number }
+
+function readField(t: Table, dicts: SchemaDictionaries, depth: number, count: FieldCount): Field {
   if (depth > MAX_DEPTH) fail(t, `fields nested deeper than ${MAX_DEPTH} levels`);
+  // Children vectors that point at shared tables would make a small schema expand exponentially.
+  if (++count.read > count.limit) fail(t, `more fields than a flatbuffer of ${t.fb.bytes.byteLength} bytes holds: fields are shared (a DAG, not a tree)`);
   const name = t.string(0, 'name') ?? '';
-  const children = (t.tables(5, 'children') ?? []).map((c) => readField(c, dicts, depth + 1));
+  const children = (t.tables(5, 'children') ?? []).map((c) => readField(c, dicts, depth + 1, count));
   const tag = t.uint8(2, 'type_type', 0);
   let type = typeOf(tag, t.table(3, 'type'), children, t);
   const encoding = t.table(4, 'dictionary');
@@ -184,6 +189,7 @@ export function readSchema(t: Table): IpcSchema {
     throw new ArrowCDeviceError(`${t.fb.where}: ${t.path}: the data is big-endian; only little-endian Arrow IPC is supported`, ENOSYS);
   }
   const dictionaries: SchemaDictionaries = { idOf: new Map(), valueType: new Map() };
-  const fields = (t.tables(1, 'fields') ?? []).map((f) => readField(f, dictionaries, 0));
+  const count: FieldCount = { read: 0, limit: Math.floor(t.fb.bytes.byteLength / 4) };
+  const fields = (t.tables(1, 'fields') ?? []).map((f) => readField(f, dictionaries, 0, count));
   return { schema: { fields, metadata: readMetadata(t, 2) }, dictionaries };
 }
