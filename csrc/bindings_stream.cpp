@@ -42,6 +42,7 @@ bool Aligned(const T* p, const char* call) {
 
 #define ACD_TRAMPOLINE_CHECK(ptr, fn, role, name)                                  \
   do {                                                                             \
+    stream_error.message[0] = '\0'; /* empty unless this check refuses */          \
     if (!Aligned(ptr, name)) return EINVAL;                                        \
     int code_ = ACD_CALLBACK_CHECK(ptr->fn, role, name, &stream_error);            \
     if (code_ != ACD_OK) return code_;                                             \

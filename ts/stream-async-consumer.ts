@@ -267,8 +267,10 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
         core.free(entry.task);
       }
       if (code !== 0) {
-        // A task made here says why it refused (a stale copy); a foreign one cannot.
-        const why = rt.lastRefusal === '' ? '' : `: ${rt.lastRefusal}`;
+        // A task made here says why it refused (a stale copy); a foreign one
+        // cannot; the trampoline says why it did not call extract_data at all.
+        const refused = rt.lastRefusal !== '' ? rt.lastRefusal : core.stream.streamLastError();
+        const why = refused === '' ? '' : `: ${refused}`;
         throw new ArrowCDeviceError(`extract_data returned ${code} (${errnoName(code)})${why}`, code);
       }
       const arrayAt = out + core.structs.offsetOf('ArrowDeviceArray', 'array');
