@@ -161,8 +161,9 @@ export function decodeMetadata(bytes: Uint8Array): Metadata {
  */
 export function decodeMetadataAt(memory: ArrayBufferLike, address: number, what: string): Metadata {
   const limit = memory.byteLength;
-  if (!Number.isSafeInteger(address) || address <= 0 || address + 4 > limit) {
-    throw new ArrowCDeviceError(`${what}: address ${address} (+4 bytes) is outside the memory of ${limit} bytes`, EINVAL);
+  const countBytes = Int32Array.BYTES_PER_ELEMENT; // the pair count, read first
+  if (!Number.isSafeInteger(address) || address <= 0 || address + countBytes > limit) {
+    throw new ArrowCDeviceError(`${what}: address ${address} (+${countBytes} bytes) is outside the memory of ${limit} bytes`, EINVAL);
   }
   try {
     return decodeMetadata(new Uint8Array(memory, address));
