@@ -11,7 +11,7 @@
 
 import { ArrowCDeviceError, EINVAL } from './errors.js';
 import { byteWidth, hasValidity, offsetWidth, type RawArray } from './raw.js';
-import { intAt } from './raw-values.js';
+
 
 const fail = (message: string) => new ArrowCDeviceError(message, EINVAL);
 const bitmapBytes = (n: number) => Math.ceil(n / 8);
@@ -22,6 +22,24 @@ function needBytes(raw: RawArray, i: number, size: number, path: string): Uint8A
   const found = b?.byteLength ?? 0;
   if (size > 0 && found < size) throw fail(`${path}.buffers[${i}]: expected at least ${size} bytes for ${raw.offset + raw.length} slots, found ${found}`);
   return b ?? new Uint8Array(0);
+}
+
+/**
+ * Entry i of an integer buffer, for i below `count`: one bounds check for all
+ * of them (the scans below read every slot; intAt's per-read check is for
+ * single reads).
+ */
+function entries(b: Uint8Array | null, width: number, signed: boolean, count: number, what: string): (i: number) => number {
+  const size = count * width;
+  const found = b?.byteLength ?? 0;
+  if (size > found) throw fail(`${what}: expected at least ${size} bytes, found ${found}`);
+  const v = new DataView(b?.buffer ?? new ArrayBuffer(0), b?.byteOffset ?? 0, found);
+  switch (width) {
+    case 1: return signed ? (i) => v.getInt8(i) : (i) => v.getUint8(i);
+    case 2: return signed ? (i) => v.getInt16(2 * i, true) : (i) => v.getUint16(2 * i, true);
+    case 4: return signed ? (i) => v.getInt32(4 * i, true) : (i) => v.getUint32(4 * i, true);
+    default: return signed ? (i) => Number(v.getBigInt64(8 * i, true)) : (i) => Number(v.getBigUint64(8 * i, true));
+  }
 }
 
 function needChildLength(c: RawArray, slots: number, path: string, what: string): void {
@@ -66,10 +84,12 @@ export function checkShape(raw: RawArray, path = 'array'): void {
     case 'list_view': case 'large_list_view': {
       const w = offsetWidth(type);
       const c = child(0);
+      const starts = entries(raw.buffers[1] ?? null, w, true, phys, `${path}.buffers[1]`);
+      const sizes = entries(raw.buffers[2] ?? null, w, true, phys, `${path}.buffers[2]`);
       for (let i = offset; i < phys; i++) {
         if (!read(i)) continue;
-        const start = intAt(raw.buffers[1] ?? null, w, i, true, `${path}.buffers[1]`);
-        const size = intAt(raw.buffers[2] ?? null, w, i, true, `${path}.buffers[2]`);
+        const start = starts(i);
+        const size = sizes(i);
         if (start < 0 || size < 0 || start + size > c.length) {
           throw fail(`${path}: slot ${i} views child slots [${start}, ${start + size}), outside ${at(0)} of length ${c.length}`);
         }
@@ -83,14 +103,15 @@ export function checkShape(raw: RawArray, path = 'array'): void {
       type.children.forEach((_, k) => needChildLength(child(k), phys, at(k), `the struct refers to`));
       break;
     case 'union': {
-      needBytes(raw, 0, phys, path);
       const childOf = new Map(type.typeIds.map((id, k) => [id, k]));
+      const ids = entries(raw.buffers[0] ?? null, 1, true, phys, `${path}.buffers[0]`);
+      const offsets = type.mode === 'dense' ? entries(raw.buffers[1] ?? null, 4, true, phys, `${path}.buffers[1]`) : null;
       for (let i = offset; i < phys; i++) {
-        const id = intAt(raw.buffers[0] ?? null, 1, i, true, `${path}.buffers[0]`);
+        const id = ids(i);
         const k = childOf.get(id);
         if (k === undefined) throw fail(`${path}.buffers[0]: slot ${i} has type id ${id}, expected one of ${type.typeIds.join(', ')}`);
-        if (type.mode === 'dense') {
-          const j = intAt(raw.buffers[1] ?? null, 4, i, true, `${path}.buffers[1]`);
+        if (offsets !== null) {
+          const j = offsets(i);
           if (j < 0 || j >= child(k).length) throw fail(`${path}.buffers[1]: offset ${j} at slot ${i} is outside ${at(k)} of length ${child(k).length}`);
         }
       }
@@ -99,12 +120,12 @@ export function checkShape(raw: RawArray, path = 'array'): void {
     }
     case 'dictionary': {
       const w = byteWidth(type);
-      needBytes(raw, 1, phys * w, path);
+      const indices = entries(raw.buffers[1] ?? null, w, type.indexType.signed, phys, `${path}.buffers[1]`);
       const dict = raw.dictionary;
       if (dict === null) throw fail(`${path}: dictionary-encoded array without a dictionary`);
       for (let i = offset; i < phys; i++) {
         if (!read(i)) continue;
-        const index = intAt(raw.buffers[1] ?? null, w, i, type.indexType.signed, `${path}.buffers[1]`);
+        const index = indices(i);
         if (index < 0 || index >= dict.length) throw fail(`${path}.buffers[1]: index ${index} at slot ${i} is outside the dictionary of length ${dict.length}`);
       }
       checkShape(dict, `${path}.dictionary`);
@@ -129,9 +150,10 @@ function checkOffsets(raw: RawArray, limit: number, what: string, target: string
   const phys = raw.offset + raw.length;
   // A zero-length array may come without offsets (apache-arrow is given one).
   if (phys === 0 && (b === null || b.byteLength === 0)) return;
+  const at = entries(b, w, true, phys + 1, what);
   let previous = 0;
   for (let i = raw.offset; i <= phys; i++) {
-    const o = intAt(b, w, i, true, what);
+    const o = at(i);
     if (o < 0 || o > limit) throw fail(`${what}: offset ${o} at slot ${i} is outside ${target}`);
     if (i > raw.offset && o < previous) throw fail(`${what}: offset ${o} at slot ${i} is less than the offset before it (${previous})`);
     previous = o;
@@ -142,9 +164,10 @@ function checkOffsets(raw: RawArray, limit: number, what: string, target: string
 function checkRunEnds(raw: RawArray, runEnds: RawArray, values: RawArray, path: string): void {
   const w = byteWidth(runEnds.type);
   const what = `${path}.children[0].buffers[1]`;
+  const at = entries(runEnds.buffers[1] ?? null, w, true, runEnds.offset + runEnds.length, what);
   let previous = 0;
   for (let k = 0; k < runEnds.length; k++) {
-    const end = intAt(runEnds.buffers[1] ?? null, w, runEnds.offset + k, true, what);
+    const end = at(runEnds.offset + k);
     if (end <= previous) throw fail(`${what}: run end ${end} at run ${k} is not greater than the one before it (${previous})`);
     previous = end;
   }
@@ -156,14 +179,14 @@ function checkRunEnds(raw: RawArray, runEnds: RawArray, values: RawArray, path: 
 /** Each read view's bytes inside the view or its variadic buffer. */
 function checkViews(raw: RawArray, read: (i: number) => boolean, path: string): void {
   const phys = raw.offset + raw.length;
-  const views = needBytes(raw, 1, phys * 16, path);
+  const word = entries(raw.buffers[1] ?? null, 4, true, phys * 4, `${path}.buffers[1]`);
   const nVariadic = raw.buffers.length - 3;
   for (let i = raw.offset; i < phys; i++) {
     if (!read(i)) continue;
-    const size = intAt(views, 4, 4 * i, true, `${path}.buffers[1]`);
+    const size = word(4 * i);
     if (size <= 12) continue;
-    const index = intAt(views, 4, 4 * i + 2, true, `${path}.buffers[1]`);
-    const start = intAt(views, 4, 4 * i + 3, true, `${path}.buffers[1]`);
+    const index = word(4 * i + 2);
+    const start = word(4 * i + 3);
     const b = index >= 0 && index < nVariadic ? raw.buffers[2 + index] ?? null : undefined;
     if (b === undefined) throw fail(`${path}.buffers[1]: view ${i} names buffer ${index}, expected one in [0, ${nVariadic})`);
     if (start < 0 || start + size > (b?.byteLength ?? 0)) {
