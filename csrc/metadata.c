@@ -36,23 +36,26 @@ static int64_t AcdMetadataPastEnd(struct AcdError* error, const char* what, int6
 }
 
 // Skips one length-prefixed binary string at *offset ("key 2", "value 0").
+// The names are formatted only on error: a corrupted pair count can make
+// this loop run millions of times before it reaches the end of memory.
 static int64_t AcdMetadataReadString(const char* metadata, int64_t limit, int64_t* offset,
                                      const char* part, int32_t index, struct AcdError* error) {
   char what[48];
-  snprintf(what, sizeof(what), "%s %" PRId32 " length", part, index);
   if (!AcdMetadataReadable(metadata, limit, *offset, 4)) {
+    snprintf(what, sizeof(what), "%s %" PRId32 " length", part, index);
     return AcdMetadataPastEnd(error, what, limit, *offset, 4);
   }
   int32_t length;
   memcpy(&length, metadata + *offset, sizeof(length));
   *offset += 4;
   if (length < 0) {
-    AcdErrorSet(error, EINVAL, "metadata: %s %" PRId32 " is negative", what, length);
+    AcdErrorSet(error, EINVAL, "metadata: %s %" PRId32 " length %" PRId32 " is negative", part,
+                index, length);
     return -1;
   }
 
-  snprintf(what, sizeof(what), "%s %" PRId32, part, index);
   if (!AcdMetadataReadable(metadata, limit, *offset, length)) {
+    snprintf(what, sizeof(what), "%s %" PRId32, part, index);
     return AcdMetadataPastEnd(error, what, limit, *offset, length);
   }
   *offset += length;

@@ -9,6 +9,7 @@ import { toArrowSchema, toArrowType } from './arrow-types.js';
 import { copyBits } from './bits.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from './errors.js';
 import { byteWidth, hasValidity, offsetWidth, type RawArray } from './raw.js';
+import { checkShape } from './raw-shape.js';
 import { intAt } from './raw-values.js';
 import { childFields, typeToString, type DataType, type Field, type Schema } from './types.js';
 
@@ -167,6 +168,7 @@ function typed<C extends TypedArrayCtor>(b: Uint8Array | null, Ctor: C, what: st
  */
 export function toArrowData(raw: RawArray, convert: readonly Conversion[] = [], path = 'array'): arrow.Data {
   checkConvertible(raw.type, convert, path);
+  checkShape(raw, path); // apache-arrow reads later, unchecked: every reference is checked now
   return toData(raw, toArrowType(convertedType(raw.type, convert)), convert, path);
 }
 

@@ -6,7 +6,7 @@ import { toArrowData, type Conversion } from './arrow-data.js';
 import type { Core } from './core.js';
 import { ArrowCDeviceError, EINVAL } from './errors.js';
 import { typeFromFormat } from './format.js';
-import { decodeMetadata } from './metadata.js';
+import { decodeMetadataAt } from './metadata.js';
 import { readRaw, type ImportMode } from './raw.js';
 import type { StructReader } from './structs.js';
 import type { DataType, Field } from './types.js';
@@ -19,8 +19,7 @@ export function readField(s: StructReader, ptr: number, path = 'schema'): Field 
   const namePtr = s.ptr('ArrowSchema', ptr, 'name');
   const name = namePtr === 0 ? '' : s.cString(namePtr, `${path}.name`);
   const metadataPtr = s.ptr('ArrowSchema', ptr, 'metadata');
-  if (metadataPtr !== 0) s.checkRange(metadataPtr, 4, `${path}.metadata`);
-  const metadata = metadataPtr === 0 ? null : decodeMetadata(new Uint8Array(s.view.buffer, metadataPtr));
+  const metadata = metadataPtr === 0 ? null : decodeMetadataAt(s.view.buffer, metadataPtr, `${path}.metadata`);
   const flags = s.i64('ArrowSchema', ptr, 'flags');
   const n = s.i64('ArrowSchema', ptr, 'n_children');
   const childArray = s.ptr('ArrowSchema', ptr, 'children');

@@ -10,7 +10,7 @@
 // So any bytes decode and re-encode to themselves; valid UTF-8 decodes as
 // usual, since it never encodes a surrogate.
 
-import { ArrowCDeviceError } from './errors.js';
+import { ArrowCDeviceError, EINVAL } from './errors.js';
 import type { Metadata } from './types.js';
 
 const encoder = new TextEncoder();
@@ -152,4 +152,23 @@ export function decodeMetadata(bytes: Uint8Array): Metadata {
     result.set(key, readString(`value ${i} (key '${key}')`));
   }
   return result;
+}
+
+/**
+ * Decodes the metadata at `address` of a memory (a pointer read from a
+ * struct), naming `what` in every error: an address outside the memory is the
+ * library's error, not a RangeError of the view over it.
+ */
+export function decodeMetadataAt(memory: ArrayBufferLike, address: number, what: string): Metadata {
+  const limit = memory.byteLength;
+  const countBytes = Int32Array.BYTES_PER_ELEMENT; // the pair count, read first
+  if (!Number.isSafeInteger(address) || address <= 0 || address + countBytes > limit) {
+    throw new ArrowCDeviceError(`${what}: address ${address} (+${countBytes} bytes) is outside the memory of ${limit} bytes`, EINVAL);
+  }
+  try {
+    return decodeMetadata(new Uint8Array(memory, address));
+  } catch (e) {
+    if (e instanceof ArrowCDeviceError) throw new ArrowCDeviceError(`${what}: ${e.message}`, e.code);
+    throw e;
+  }
 }

@@ -29,16 +29,27 @@ function dataView(b: Uint8Array): DataView {
   return v;
 }
 
+function outside(b: Uint8Array | null, start: number, size: number, what: string): ArrowCDeviceError {
+  return new ArrowCDeviceError(`${what}: expected bytes [${start}, ${start + size}), found a buffer of ${b?.byteLength ?? 0} bytes`, EINVAL);
+}
+
+/**
+ * The one bounds check of every read here: a DataView of all of b once
+ * [start, start + size) is known to lie inside it (a negative index too).
+ */
+function viewOf(b: Uint8Array | null, start: number, size: number, what: string): DataView {
+  if (b === null || !(start >= 0 && size >= 0 && start + size <= b.byteLength)) throw outside(b, start, size, what);
+  return dataView(b);
+}
+
 function bytesAt(b: Uint8Array | null, start: number, size: number, what: string): Uint8Array {
-  if (size < 0 || start < 0 || b === null || start + size > b.byteLength) {
-    throw new ArrowCDeviceError(`${what}: expected bytes [${start}, ${start + size}), found a buffer of ${b?.byteLength ?? 0} bytes`, EINVAL);
-  }
+  if (b === null || !(start >= 0 && size >= 0 && start + size <= b.byteLength)) throw outside(b, start, size, what);
   return b.subarray(start, start + size);
 }
 
 /** Entry i of a little-endian integer buffer of the given byte width (64-bit as a number, exact up to 2^53). */
 export function intAt(b: Uint8Array | null, width: number, i: number, signed = true, what = 'buffer'): number {
-  const v = dataView(bytesAt(b, 0, (i + 1) * width, what));
+  const v = viewOf(b, i * width, width, what);
   switch (width) {
     case 1: return signed ? v.getInt8(i) : v.getUint8(i);
     case 2: return signed ? v.getInt16(i * 2, true) : v.getUint16(i * 2, true);
@@ -95,12 +106,12 @@ export function leafValue(type: DataType, buffers: readonly (Uint8Array | null)[
       return ((bytesAt(data, i >> 3, 1, at(1))[0]! >> (i & 7)) & 1) === 1;
     case 'int':
       if (type.bitWidth === 64) {
-        const v = dataView(bytesAt(data, 0, (i + 1) * 8, at(1)));
+        const v = viewOf(data, i * 8, 8, at(1));
         return (type.signed ? v.getBigInt64(i * 8, true) : v.getBigUint64(i * 8, true)).toString();
       }
       return intAt(data, type.bitWidth / 8, i, type.signed, at(1));
     case 'float': {
-      const v = dataView(bytesAt(data, 0, (i + 1) * (type.bitWidth / 8), at(1)));
+      const v = viewOf(data, i * (type.bitWidth / 8), type.bitWidth / 8, at(1));
       if (type.bitWidth === 16) return floatValue(halfToNumber(v.getUint16(i * 2, true)));
       return floatValue(type.bitWidth === 32 ? v.getFloat32(i * 4, true) : v.getFloat64(i * 8, true));
     }
@@ -143,7 +154,7 @@ export function leafValue(type: DataType, buffers: readonly (Uint8Array | null)[
     case 'interval': {
       if (type.unit === 'months') return { months: intAt(data, 4, i, true, at(1)) };
       if (type.unit === 'day_time') return { days: intAt(data, 4, 2 * i, true, at(1)), milliseconds: intAt(data, 4, 2 * i + 1, true, at(1)) };
-      const v = dataView(bytesAt(data, 0, (i + 1) * 16, at(1)));
+      const v = viewOf(data, i * 16, 16, at(1));
       return { months: v.getInt32(i * 16, true), days: v.getInt32(i * 16 + 4, true), nanoseconds: v.getBigInt64(i * 16 + 8, true).toString() };
     }
     default:

@@ -97,6 +97,10 @@ function readNode(s: StructReader, t: ByteTaker, ptr: number, type: DataType, pa
   const nBuffers = s.i64('ArrowArray', ptr, 'n_buffers');
   const bufferArray = s.ptr('ArrowArray', ptr, 'buffers');
   const childArray = s.ptr('ArrowArray', ptr, 'children');
+  // The byte ranges taken below come from these: a negative one would read before a buffer.
+  for (const [field, v] of [['length', length], ['offset', offset]] as const) {
+    if (v < 0) throw new ArrowCDeviceError(`${path}.${field}: expected a non-negative value, found ${v}`, EINVAL);
+  }
   const address = (i: number) => {
     if (i < 0 || i >= nBuffers) throw new ArrowCDeviceError(`${path}.n_buffers: expected more than ${i}, found ${nBuffers}`, EINVAL);
     s.checkRange(bufferArray, (i + 1) * s.layout.pointerSize, `${path}.buffers`);

@@ -9,7 +9,7 @@ import type { ArrowCDevice, ImportedSchema, Imported } from './api.js';
 import { toArrowSchema } from './arrow-types.js';
 import type { Core } from './core.js';
 import { ArrowCDeviceError, EINVAL, EIO, errnoName } from './errors.js';
-import { decodeMetadata } from './metadata.js';
+import { decodeMetadataAt } from './metadata.js';
 import { disposeHandler, makeHandler } from './stream-async-structs.js';
 import { failure, streamRuntime } from './stream-runtime.js';
 import type { StreamImportOptions } from './stream.js';
@@ -115,7 +115,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
       this.schema = toArrowSchema(this.imported.schema);
       this.deviceType = core.structs.i32('ArrowAsyncProducer', this.producer, 'device_type');
       const metadata = core.structs.ptr('ArrowAsyncProducer', this.producer, 'additional_metadata');
-      this.additionalMetadata = metadata === 0 ? null : decodeMetadata(new Uint8Array(core.memory.buffer, metadata));
+      this.additionalMetadata = metadata === 0 ? null : decodeMetadataAt(core.memory.buffer, metadata, 'producer.additional_metadata');
     } catch (e) {
       core.schemaRelease(schema); // ours even when we fail (a NOP once moved)
       this.imported?.release();
@@ -141,17 +141,22 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     }
     // The task struct is only valid during this call: keep a copy.
     const size = core.structs.size('ArrowAsyncTask');
+    try {
+      core.structs.checkRange(task, size, 'on_next_task: task'); // copyWithin would clamp silently
+    } catch (e) {
+      return this.failLocally(e as ArrowCDeviceError);
+    }
     const copy = core.alloc(size);
     core.bytes.copyWithin(copy, task, task + size);
     let decoded: Metadata | null = null;
     if (metadata !== 0) {
       try {
-        decoded = decodeMetadata(new Uint8Array(core.memory.buffer, metadata));
+        decoded = decodeMetadataAt(core.memory.buffer, metadata, 'metadata');
       } catch (e) {
         this.discard(copy);
         core.free(copy);
         const f = failure(e);
-        return this.failLocally(new ArrowCDeviceError(`on_next_task: metadata: ${f.message}`, f.code));
+        return this.failLocally(new ArrowCDeviceError(`on_next_task: ${f.message}`, f.code));
       }
     }
     this.queue.push({ task: copy, metadata: decoded });

@@ -6,7 +6,7 @@
 import type { Core } from './core.js';
 import { ArrowCDeviceError, EINVAL, EIO, ENOMEM } from './errors.js';
 import { Handle } from './handles.js';
-import { decodeMetadata, encodeMetadata } from './metadata.js';
+import { decodeMetadataAt, encodeMetadata } from './metadata.js';
 import { streamDevice, type DeviceSpec } from './stream-batches.js';
 import { streamRuntime } from './stream-runtime.js';
 import { ExportedStream, STREAM_STRUCT, type StreamKind } from './stream.js';
@@ -197,7 +197,7 @@ export class CAsyncConsumer extends Handle {
       errorMessage: s.asyncConsumerErrorMessage(this.ptr),
       tasks: s.asyncConsumerTasks(this.ptr),
       requested: s.asyncConsumerRequested(this.ptr),
-      additionalMetadata: metadata === 0 ? null : decodeMetadata(new Uint8Array(this.core.memory.buffer, metadata)),
+      additionalMetadata: metadata === 0 ? null : decodeMetadataAt(this.core.memory.buffer, metadata, 'producer.additional_metadata'),
     };
   }
 
