@@ -191,3 +191,19 @@ describe('item 8: the own reader bounds the work a small input can ask for', () 
     expect(() => readIpc(bytes)).toThrow(/^footer: recordBatches\[0\]: bytes \d+\.\.\d+ overlap recordBatches\[1\] at byte \d+$/);
   });
 });
+
+describe('item 7 at the CLI: values Arrow C++\'s ValidateFull refuses', () => {
+  const datetime = join(GOLD, '0.14.1', 'generated_datetime.arrow_file');
+
+  test('the default check (--validate full) refuses a date64 that is not a whole number of days: exit 2', () => {
+    expectRefused(datetime, /is not valid Arrow data: batch 0: root\.children\[1\]: date64 value 0 is \d+ ms, not a whole number of days/);
+  });
+
+  test('--validate default reads the same file and round-trips it: exit 0', () => {
+    const r = run('roundtrip', datetime, '--validate', 'default', '--json');
+    expect(r.status).toBe(0);
+    const summary = JSON.parse(r.stdout);
+    expect(summary).toMatchObject({ ok: true, bytesLeaked: 0 });
+    expect(summary.batches).toBeGreaterThan(0);
+  });
+});

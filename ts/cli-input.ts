@@ -6,25 +6,25 @@ import type * as arrow from 'apache-arrow';
 // Only from the library's public entry, as ts/cli.ts.
 import {
   ArrowCDeviceError, compareBatches, fromArrowSchema, readOwn, toArrowTable, types,
-  type ArrowCDevice, type ExportedArray, type Imported, type IntegrationFile, type RawImport, type ReaderName,
+  type ArrowCDevice, type ExportedArray, type ValidationLevel, type Imported, type IntegrationFile, type RawImport, type ReaderName,
 } from './index.js';
 
 /** Bad usage or a file that is not Arrow data: exit 2. */
 export class UsageError extends Error {}
 
 /**
- * The first batch of a raw file the C validator refuses at 'full' (every
- * offset, index, run end and UTF-8 sequence), or null when all are valid.
- * Each batch is exported and imported as a view, then released.
+ * The first batch of a raw file the C validator refuses at level ('full':
+ * every offset, index, run end and UTF-8 sequence), or null when all are
+ * valid. Each batch is exported and imported as a view, then released.
  */
-function fullyInvalid(acd: ArrowCDevice, file: IntegrationFile): string | null {
+function invalidAt(acd: ArrowCDevice, file: IntegrationFile, level: ValidationLevel): string | null {
   const field = types.recordBatchField(file.schema);
   for (let b = 0; b < file.batches.length; b++) {
     let exported: ExportedArray | undefined;
     let imported: Imported<RawImport> | undefined;
     try {
       exported = acd.exportDeviceRaw(field, file.batches[b]!);
-      imported = acd.importDeviceRaw(exported.schema, exported.array, { mode: 'view', validate: 'full' });
+      imported = acd.importDeviceRaw(exported.schema, exported.array, { mode: 'view', validate: level });
     } catch (e) {
       if (!(e instanceof ArrowCDeviceError)) throw e;
       return `batch ${b}: ${e.message}`;
@@ -39,10 +39,12 @@ function fullyInvalid(acd: ArrowCDevice, file: IntegrationFile): string | null {
 /**
  * A file read by this library's reader (IPC or integration JSON): every
  * message, body, buffer and count bounded by the input's size (ts/ipc/), then
- * every batch checked at validate 'full'. An empty file, one without a schema
- * message, or one with invalid data throws UsageError.
+ * every batch checked at `level` (the CLI's --validate, 'full' by default;
+ * below it, what apache-arrow will read is still bounds-checked by the
+ * import). An empty file, one without a schema message, or one with invalid
+ * data throws UsageError.
  */
-export function readChecked(acd: ArrowCDevice, name: string, bytes: Uint8Array): { file: IntegrationFile; reader: ReaderName } {
+export function readChecked(acd: ArrowCDevice, name: string, bytes: Uint8Array, level: ValidationLevel = 'full'): { file: IntegrationFile; reader: ReaderName } {
   let read: { file: IntegrationFile; reader: ReaderName };
   try {
     read = readOwn(name, bytes, () => new TextDecoder().decode(bytes));
@@ -50,7 +52,7 @@ export function readChecked(acd: ArrowCDevice, name: string, bytes: Uint8Array):
     if (!(e instanceof ArrowCDeviceError)) throw e;
     throw new UsageError(`${name} is not a readable Arrow IPC file, stream or integration JSON: ${e.message}`);
   }
-  const invalid = fullyInvalid(acd, read.file);
+  const invalid = invalidAt(acd, read.file, level);
   if (invalid !== null) throw new UsageError(`${name} is not valid Arrow data: ${invalid}`);
   return read;
 }

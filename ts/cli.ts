@@ -22,8 +22,9 @@ const USAGE = `usage:
                            [--reader auto|apache-arrow|own] [--json]
       read an Arrow IPC file or stream, or integration JSON (.json, .json.gz);
       every file is first read by this library's reader, which bounds every
-      length by the input, and checked at --validate full: what is not Arrow
-      data (an empty file, no schema message, a bad offset) exits 2. Then
+      length by the input, and checked at the --validate level (default
+      full): what is not Arrow data (an empty file, no schema message, a bad
+      offset) exits 2. Then
       send every batch through the C Device Data Interface (export into wasm
       memory, import back), compare value by value and check that nothing
       leaked. --device exports every batch onto that simulated device (cuda,
@@ -126,7 +127,7 @@ async function roundtripFile(acd: ArrowCDevice, args: Args): Promise<Summary> {
   const through = (table: arrow.Table): Promise<Summary> | Summary => (args.via === 'array'
     ? roundtripTable(acd, table, args.file, args.mode, args.device, args.validate)
     : roundtripStream(acd, table, args.via, args.mode, { file: args.file, device: args.device }));
-  const read = readChecked(acd, args.file, bytes);
+  const read = readChecked(acd, args.file, bytes, args.validate ?? 'full');
   const viaOwn = async (): Promise<Summary> => {
     if (args.via === 'array') return roundtripRaw(acd, read.file, args.file, options, read.reader);
     let table: arrow.Table;
