@@ -350,7 +350,7 @@ export class ArrowCDevice {
   /** Reads a moved struct array as a record batch, with the options' conversions. */
   private batchReader(options: ImportOptions): Reader<arrow.RecordBatch> {
     return (s, ptr, mode) => {
-      const data = readData(this.core, ptr, s.field.type, mode, options.convert);
+      const data = readData(this.core, ptr, s.field.type, mode, options.convert, options.validate === 'full');
       return buildArrow('array', () => toBatch(s, data, options.convert));
     };
   }
@@ -359,7 +359,7 @@ export class ArrowCDevice {
   importVector(schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<arrow.Vector> {
     return this.importArray(schema, array, 'ArrowArray', options,
       (s, ptr, mode) => {
-        const data = readData(this.core, ptr, s.field.type, mode, options.convert);
+        const data = readData(this.core, ptr, s.field.type, mode, options.convert, options.validate === 'full');
         return buildArrow('array', () => new arrow.Vector([data]));
       });
   }

@@ -165,10 +165,13 @@ function typed<C extends TypedArrayCtor>(b: Uint8Array | null, Ctor: C, what: st
 /**
  * apache-arrow Data for a raw array. Its buffers are used as they are (views
  * stay views). Types apache-arrow lacks throw unless `convert` names them.
+ * validatedFully: the C validator checked the array at 'full'.
  */
-export function toArrowData(raw: RawArray, convert: readonly Conversion[] = [], path = 'array'): arrow.Data {
+export function toArrowData(raw: RawArray, convert: readonly Conversion[] = [], path = 'array', validatedFully = false): arrow.Data {
   checkConvertible(raw.type, convert, path);
-  checkShape(raw, path); // apache-arrow reads later, unchecked: every reference is checked now
+  // apache-arrow reads later, unchecked: every reference is checked now (the
+  // passes over every slot only when the C validator did not run at 'full').
+  checkShape(raw, path, !validatedFully);
   return toData(raw, toArrowType(convertedType(raw.type, convert)), convert, path);
 }
 

@@ -36,11 +36,13 @@ export function readField(s: StructReader, ptr: number, path = 'schema'): Field 
 /**
  * Reads a (validated) ArrowArray tree into apache-arrow Data: views of wasm
  * memory in view mode, copies in copy mode. Types apache-arrow lacks throw
- * unless `convert` names them.
+ * unless `convert` names them. validatedFully: the tree was validated at
+ * 'full' (the slot-by-slot reference checks are then not repeated).
  */
-export function readData(core: Core, ptr: number, type: DataType, mode: ImportMode, convert: readonly Conversion[] = []): arrow.Data {
+export function readData(core: Core, ptr: number, type: DataType, mode: ImportMode, convert: readonly Conversion[] = [],
+  validatedFully = false): arrow.Data {
   const raw = readRaw(core, ptr, type, mode);
-  return buildArrow('array', () => toArrowData(raw, convert));
+  return buildArrow('array', () => toArrowData(raw, convert, 'array', validatedFully));
 }
 
 /**
