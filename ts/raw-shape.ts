@@ -64,9 +64,8 @@ function needChildLength(c: RawArray, slots: number, path: string, what: string)
  */
 export function checkShape(raw: RawArray, path = 'array', scan = true): void {
   const { type, offset, length } = raw;
-  for (const [field, v] of [['length', length], ['offset', offset]] as const) {
-    if (!Number.isSafeInteger(v) || v < 0) throw fail(`${path}.${field}: expected a non-negative integer, found ${v}`);
-  }
+  if (!Number.isSafeInteger(length) || length < 0) throw fail(`${path}.length: expected a non-negative integer, found ${length}`);
+  if (!Number.isSafeInteger(offset) || offset < 0) throw fail(`${path}.offset: expected a non-negative integer, found ${offset}`);
   const phys = offset + length;
   const bitmap = hasValidity(type) ? raw.buffers[0] ?? null : null;
   if (bitmap !== null) needBytes(raw, 0, bitmapBytes(phys), path);

@@ -71,7 +71,7 @@ function entry(bytes: Uint8Array, width: 4 | 8, i: number): number {
 class ByteTaker {
   constructor(private readonly s: StructReader, private readonly mode: ImportMode) {}
 
-  take(address: number, size: number, what: string): Uint8Array {
+  take(address: number, size: number, what: string | (() => string)): Uint8Array {
     if (size === 0) return new Uint8Array(0);
     this.s.checkRange(address, size, what);
     const bytes = new Uint8Array(this.s.view.buffer, address, size);
@@ -98,20 +98,19 @@ function readNode(s: StructReader, t: ByteTaker, ptr: number, type: DataType, pa
   const bufferArray = s.ptr('ArrowArray', ptr, 'buffers');
   const childArray = s.ptr('ArrowArray', ptr, 'children');
   // The byte ranges taken below come from these: a negative one would read before a buffer.
-  for (const [field, v] of [['length', length], ['offset', offset]] as const) {
-    if (v < 0) throw new ArrowCDeviceError(`${path}.${field}: expected a non-negative value, found ${v}`, EINVAL);
-  }
+  if (length < 0) throw new ArrowCDeviceError(`${path}.length: expected a non-negative value, found ${length}`, EINVAL);
+  if (offset < 0) throw new ArrowCDeviceError(`${path}.offset: expected a non-negative value, found ${offset}`, EINVAL);
   const address = (i: number) => {
     if (i < 0 || i >= nBuffers) throw new ArrowCDeviceError(`${path}.n_buffers: expected more than ${i}, found ${nBuffers}`, EINVAL);
-    s.checkRange(bufferArray, (i + 1) * s.layout.pointerSize, `${path}.buffers`);
+    s.checkRange(bufferArray, (i + 1) * s.layout.pointerSize, () => `${path}.buffers`);
     return s.ptrAt(bufferArray + i * s.layout.pointerSize);
   };
   const take = (i: number, size: number) => {
     const at = address(i);
-    return at === 0 && size === 0 ? null : t.take(at, size, `${path}.buffers[${i}]`);
+    return at === 0 && size === 0 ? null : t.take(at, size, () => `${path}.buffers[${i}]`);
   };
   const child = (i: number, childType: DataType) => {
-    s.checkRange(childArray, (i + 1) * s.layout.pointerSize, `${path}.children`);
+    s.checkRange(childArray, (i + 1) * s.layout.pointerSize, () => `${path}.children`);
     return readNode(s, t, s.ptrAt(childArray + i * s.layout.pointerSize), childType, `${path}.children[${i}]`);
   };
   const phys = offset + length;

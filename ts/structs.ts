@@ -19,11 +19,12 @@ export class StructReader {
   }
 
   /** Throws unless [address, address + size) lies inside the memory. */
-  checkRange(address: number, size: number, what: string): void {
+  checkRange(address: number, size: number, what: string | (() => string)): void {
     const limit = this.view.byteLength;
     if (!Number.isSafeInteger(address) || address <= 0 || size < 0 || address + size > limit) {
+      // what may be a function: the name is built only for the error, not on every read.
       throw new ArrowCDeviceError(
-        `${what}: address ${address} (+${size} bytes) is outside the memory of ${limit} bytes`, EINVAL);
+        `${typeof what === 'function' ? what() : what}: address ${address} (+${size} bytes) is outside the memory of ${limit} bytes`, EINVAL);
     }
   }
 
