@@ -1,12 +1,15 @@
 // The benchmark runs and reports every figure (at a tiny scale: no timing
 // target is asserted here, only that each figure is there, finite and positive).
-import { describe, expect, test } from '@jest/globals';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { afterAll, describe, expect, test } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SetName } from '../ts/bench/data.js';
 import { bench } from '../ts/bench/index.js';
 import { FIGURES, PENDING, measuredOn } from '../ts/bench/figures.js';
+
+const scratch: string[] = [];
+afterAll(() => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 async function run(...argv: string[]): Promise<{ code: number; out: string }> {
   const lines: string[] = [];
@@ -19,7 +22,9 @@ const positive = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && 
 
 describe('bench', () => {
   test('--quick --scale 0.01 --json writes every figure, finite and positive', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'acd-bench-')), 'out.json');
+    const dir = mkdtempSync(join(tmpdir(), 'acd-bench-'));
+    scratch.push(dir);
+    const file = join(dir, 'out.json');
     const { code, out } = await run('--quick', '--scale', '0.01', '--json', file);
     expect(code).toBe(0);
     const r = JSON.parse(readFileSync(file, 'utf8'));

@@ -1,10 +1,15 @@
 // The CLI as a user runs it: the built bin, exit codes and the --json summary.
-import { describe, expect, test } from '@jest/globals';
+import { afterAll, describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GOLD } from './helpers.js';
+
+// Scratch folders of the tests below, removed when the file is done.
+const scratch: string[] = [];
+const afterThis = (dir: string) => scratch.push(dir);
+afterAll(() => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 const BIN = join(__dirname, '..', 'bin', 'arrow-c-device.mjs');
 const run = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
@@ -71,6 +76,7 @@ describe('roundtrip', () => {
 
   test('a file that is not Arrow IPC: exit 2', () => {
     const dir = mkdtempSync(join(tmpdir(), 'acd-'));
+    afterThis(dir);
     const junk = join(dir, 'junk.arrow');
     writeFileSync(junk, 'not an arrow file at all');
     const r = run('roundtrip', junk);
@@ -94,6 +100,7 @@ describe('integration', () => {
 
   test('malformed JSON: exit 1, the error says where', () => {
     const dir = mkdtempSync(join(tmpdir(), 'acd-'));
+    afterThis(dir);
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{"schema": {"fields": [{"name": "x", "nullable": true, "type": {"name": "int", "bitWidth": 32, "isSigned": true}, "children": []}]}, "batches": [{"count": 2, "columns": [{"name": "x", "count": 2, "VALIDITY": [1, 1], "DATA": [1]}]}]}');
     const r = run('integration', bad, '--json');

@@ -1,14 +1,15 @@
 // Issue 9, item 8: the CLI fuzzer (scripts/fuzz/cli-fuzz.mjs), a seeded part
 // of it in npm test, and its classifier checked against stub commands that
 // misbehave in each way it must catch. The whole run: npm run fuzz:cli.
-import { describe, expect, test } from '@jest/globals';
+import { afterAll, describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const FUZZ = join(__dirname, '..', 'scripts', 'fuzz', 'cli-fuzz.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'acd-cli-fuzz-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface FuzzSummary {
   runs: number; exit0Verified: number; exit1: number; exit2: number; failures: number;

@@ -1,10 +1,10 @@
 // Issue 9, item 8: the CLI never says "ok" to what is not Arrow data, and
 // answers every corrupt file within seconds (apache-arrow, given such files
 // first, hung past 60 s or ran out of memory).
-import { describe, expect, test } from '@jest/globals';
+import { afterAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as flatbuffers from 'flatbuffers';
@@ -23,6 +23,7 @@ import { GOLD } from './helpers.js';
 
 const BIN = join(__dirname, '..', 'bin', 'arrow-c-device.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'acd-issue9-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(...args: string[]) {
   const start = performance.now();
