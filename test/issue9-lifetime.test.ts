@@ -322,6 +322,29 @@ describe('item 7: spec deviations', () => {
     expect((e as Error).message).toMatch(/metadata value 0 \(key 'k'\): not well-formed UTF-16/);
   });
 
+  test('item 7: the own IPC reader reads metadata that is not UTF-8 as the structs do, and exports it byte-exact', () => {
+    mark();
+    // apache-arrow writes only UTF-8: write placeholders of the same length,
+    // then put the bytes in their place (flatbuffer strings carry their length).
+    const table = arrow.tableFromArrays({ x: Int32Array.from([1, 2]) });
+    table.schema.metadata.set('K@@', 'V@@@');
+    const bytes = arrow.tableToIPC(table, 'file');
+    const swap = (from: string, to: number[]) => {
+      const at = Buffer.from(bytes).indexOf(Buffer.from(from));
+      expect(at).toBeGreaterThan(0);
+      bytes.set(to, at);
+    };
+    swap('K@@', [0x6b, 0xff, 0x80]); // 'k', then two bytes that are no UTF-8
+    swap('V@@@', [0x00, 0xfe, 0xc3, 0x41]); // a NUL, a stray byte, a cut sequence, 'A'
+    const file = readIpc(bytes);
+    expect([...file.schema.metadata!]).toEqual([['k\udcff\udc80', '\u0000\udcfe\udcc3A']]);
+    const exported = acd.exportSchema(t.field('', t.struct(file.schema.fields), false, file.schema.metadata));
+    const m = metadataAt(exported.ptr);
+    // One pair: key length 3, 'k' 0xff 0x80, value length 4, 0x00 0xfe 0xc3 'A'.
+    expect([...m]).toEqual([1, 0, 0, 0, 3, 0, 0, 0, 0x6b, 0xff, 0x80, 4, 0, 0, 0, 0x00, 0xfe, 0xc3, 0x41]);
+    exported.release();
+  });
+
   test("item 7: device 'keep' accepts a CPU array with device_id 0, as the default import does", () => {
     mark();
     const s = acd.core.structs;

@@ -64,7 +64,7 @@ function sequenceLength(b: Uint8Array, i: number, end: number): number {
 }
 
 /** Bytes as a string, every byte outside a valid UTF-8 sequence as U+DC80..U+DCFF. */
-function decodeEscaped(b: Uint8Array): string {
+export function decodeEscaped(b: Uint8Array): string {
   let out = '';
   let run = 0;
   for (let i = 0; i < b.length;) {

@@ -5,6 +5,7 @@
 // from outside it (the generated bindings read out-of-range bytes as 0).
 
 import { ArrowCDeviceError, EINVAL } from '../errors.js';
+import { decodeEscaped } from '../metadata.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -109,16 +110,32 @@ export class Table {
   }
 
   string(slot: number, name: string): string | null {
+    const bytes = this.stringBytes(slot, name);
+    if (bytes === null) return null;
+    try {
+      return utf8.decode(bytes);
+    } catch {
+      return this.fb.fail(`${this.path}.${name}`, 'is not valid UTF-8');
+    }
+  }
+
+  /**
+   * A string that the format calls binary (custom_metadata keys and values):
+   * bytes that are not UTF-8 come through as U+DC80..U+DCFF, as in
+   * ts/metadata.ts, so that they export back byte-exact.
+   */
+  binaryString(slot: number, name: string): string | null {
+    const bytes = this.stringBytes(slot, name);
+    return bytes === null ? null : decodeEscaped(bytes);
+  }
+
+  private stringBytes(slot: number, name: string): Uint8Array | null {
     const at = this.target(slot, name);
     if (at === 0) return null;
     const path = `${this.path}.${name}`;
     const length = this.fb.u32(at, path);
     this.fb.need(at + 4, length, path);
-    try {
-      return utf8.decode(this.fb.bytes.subarray(at + 4, at + 4 + length));
-    } catch {
-      return this.fb.fail(path, 'is not valid UTF-8');
-    }
+    return this.fb.bytes.subarray(at + 4, at + 4 + length);
   }
 
   /** A vector's element count and the position of its first element (null when absent). */

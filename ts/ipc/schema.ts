@@ -36,7 +36,7 @@ function fail(t: Table, message: string): never {
 export function readMetadata(t: Table, slot: number): Metadata | null {
   const entries = t.tables(slot, 'custom_metadata');
   if (entries === null) return null;
-  return new Map(entries.map((kv) => [kv.string(0, 'key') ?? '', kv.string(1, 'value') ?? '']));
+  return new Map(entries.map((kv) => [kv.binaryString(0, 'key') ?? '', kv.binaryString(1, 'value') ?? '']));
 }
 
 function intType(t: Table): IntType {
