@@ -123,6 +123,30 @@ int AcdCallbackCheck(void (*fn)(void), enum AcdCallbackRole role, const char* wh
 #define ACD_CALLBACK_CHECK(fn, role, where, error) \
   AcdCallbackCheck((void (*)(void))(fn), (role), (where), (error))
 
+// The body of Acd<Struct>ReleaseChecked, for the four structs that have a
+// release: a misaligned struct is refused unread; a release that cannot be
+// called, or that returns without marking the struct released, is not called
+// (again): the struct is marked released and what it holds leaks.
+#define ACD_RELEASE_CHECKED(ptr, type, role, noun, error)                                      \
+  do {                                                                                         \
+    if ((ptr) == NULL) return ACD_OK;                                                          \
+    if (!ACD_IS_ALIGNED((ptr), _Alignof(struct type))) {                                       \
+      return AcdErrorSet((error), EINVAL, "release: the struct " #type " at %p is misaligned", \
+                         (void*)(ptr));                                                        \
+    }                                                                                          \
+    if ((ptr)->release == NULL) return ACD_OK;                                                 \
+    int code_ = ACD_CALLBACK_CHECK((ptr)->release, (role), "release", (error));                \
+    if (code_ == ACD_OK) {                                                                     \
+      (ptr)->release(ptr);                                                                     \
+      if ((ptr)->release == NULL) return ACD_OK;                                               \
+      code_ = AcdErrorSet((error), EINVAL,                                                     \
+                          "release: the callback returned without marking the " noun          \
+                          " released");                                                        \
+    }                                                                                          \
+    (ptr)->release = NULL;                                                                     \
+    return code_;                                                                              \
+  } while (0)
+
 // This library's callbacks (known to callback.c with their roles).
 void AcdSchemaReleaseOwned(struct ArrowSchema* schema);
 void AcdArrayReleaseOwned(struct ArrowArray* array);

@@ -20,48 +20,15 @@ void AcdDeviceArrayStreamMove(struct ArrowDeviceArrayStream* src,
   src->release = NULL;
 }
 
-// Misaligned struct pointers are refused before a field is read.
-#define ACD_ALIGNED(p, type) (((uintptr_t)(p) % _Alignof(type)) == 0)
-
-// A release that cannot be called is not: the stream is marked released and
-// what it holds leaks (see AcdSchemaReleaseChecked).
+// A release that cannot be called is not (ACD_RELEASE_CHECKED).
 int AcdArrayStreamReleaseChecked(struct ArrowArrayStream* stream, struct AcdError* error) {
-  if (stream == NULL) return ACD_OK;
-  if (!ACD_ALIGNED(stream, struct ArrowArrayStream)) {
-    return AcdErrorSet(error, EINVAL, "release: the struct ArrowArrayStream at %p is misaligned",
-                       (void*)stream);
-  }
-  if (stream->release == NULL) return ACD_OK;
-  int code = ACD_CALLBACK_CHECK(stream->release, ACD_ROLE_ARRAY_STREAM_RELEASE, "release", error);
-  if (code == ACD_OK) {
-    stream->release(stream);
-    if (stream->release == NULL) return ACD_OK;
-    code = AcdErrorSet(error, EINVAL,
-                       "release: the callback returned without marking the stream released");
-  }
-  stream->release = NULL;
-  return code;
+  ACD_RELEASE_CHECKED(stream, ArrowArrayStream, ACD_ROLE_ARRAY_STREAM_RELEASE, "stream", error);
 }
 
 int AcdDeviceArrayStreamReleaseChecked(struct ArrowDeviceArrayStream* stream,
                                        struct AcdError* error) {
-  if (stream == NULL) return ACD_OK;
-  if (!ACD_ALIGNED(stream, struct ArrowDeviceArrayStream)) {
-    return AcdErrorSet(error, EINVAL,
-                       "release: the struct ArrowDeviceArrayStream at %p is misaligned",
-                       (void*)stream);
-  }
-  if (stream->release == NULL) return ACD_OK;
-  int code =
-      ACD_CALLBACK_CHECK(stream->release, ACD_ROLE_DEVICE_STREAM_RELEASE, "release", error);
-  if (code == ACD_OK) {
-    stream->release(stream);
-    if (stream->release == NULL) return ACD_OK;
-    code = AcdErrorSet(error, EINVAL,
-                       "release: the callback returned without marking the stream released");
-  }
-  stream->release = NULL;
-  return code;
+  ACD_RELEASE_CHECKED(stream, ArrowDeviceArrayStream, ACD_ROLE_DEVICE_STREAM_RELEASE, "stream",
+                      error);
 }
 
 void AcdArrayStreamRelease(struct ArrowArrayStream* stream) {
@@ -116,7 +83,7 @@ static int AcdStreamCheckCallbacks(void (*const fns[4])(void), const enum AcdCal
 
 static int AcdArrayStreamCheck(struct ArrowArrayStream* stream, const char* call,
                                struct AcdError* error) {
-  if (!ACD_ALIGNED(stream, struct ArrowArrayStream)) {
+  if (!ACD_IS_ALIGNED(stream, _Alignof(struct ArrowArrayStream))) {
     return AcdErrorSet(error, EINVAL, "%s: the struct ArrowArrayStream at %p is misaligned", call,
                        (void*)stream);
   }
@@ -132,7 +99,7 @@ static int AcdArrayStreamCheck(struct ArrowArrayStream* stream, const char* call
 
 static int AcdDeviceArrayStreamCheck(struct ArrowDeviceArrayStream* stream, const char* call,
                                      struct AcdError* error) {
-  if (!ACD_ALIGNED(stream, struct ArrowDeviceArrayStream)) {
+  if (!ACD_IS_ALIGNED(stream, _Alignof(struct ArrowDeviceArrayStream))) {
     return AcdErrorSet(error, EINVAL,
                        "%s: the struct ArrowDeviceArrayStream at %p is misaligned", call,
                        (void*)stream);
