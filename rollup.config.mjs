@@ -6,7 +6,8 @@ import swc from '@rollup/plugin-swc';
 import { dts } from 'rollup-plugin-dts';
 
 // Sources import each other as './x.js' (what tsc and Node want); map that to ./x.ts.
-const tsResolve = {
+// Also used by scripts/fuzz/rollup.config.mjs.
+export const tsResolve = {
   name: 'ts-resolve',
   resolveId(source, importer) {
     if (!importer || !source.startsWith('.') || !source.endsWith('.js')) return null;

@@ -1,17 +1,7 @@
 // Bundles the struct-mutation fuzzer (ts/fuzz/) into build/fuzz/fuzz.mjs for
 // the command line (scripts/fuzz/fuzz.sh); apache-arrow stays external.
-import { existsSync } from 'node:fs';
-import { dirname, resolve as resolvePath } from 'node:path';
 import swc from '@rollup/plugin-swc';
-
-const tsResolve = {
-  name: 'ts-resolve',
-  resolveId(source, importer) {
-    if (!importer || !source.startsWith('.') || !source.endsWith('.js')) return null;
-    const ts = resolvePath(dirname(importer), source.replace(/\.js$/, '.ts'));
-    return existsSync(ts) ? ts : null;
-  },
-};
+import { tsResolve } from '../../rollup.config.mjs';
 
 export default {
   input: 'scripts/fuzz/entry.ts',

@@ -1,12 +1,15 @@
 // A seeded PRNG for the struct-mutation fuzzer: every run draws from its own
 // generator, derived from (seed, run), so any run replays alone.
 
-/** mulberry32 over a 32-bit state. */
+import { seeded } from '../bench/random.js';
+
+/** The benchmarks' mulberry32 (ts/bench/random.ts), with the draws the fuzzer needs. */
 export class Prng {
-  private state: number;
+  /** A uniform 32-bit unsigned integer. */
+  readonly u32: () => number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
+    this.u32 = seeded(seed);
   }
 
   /** A run's generator: a splitmix-style hash of the seed and the run index. */
@@ -15,14 +18,6 @@ export class Prng {
     h = Math.imul(h ^ (h >>> 16), 0x7feb352d) >>> 0;
     h = Math.imul(h ^ (h >>> 15), 0x846ca68b) >>> 0;
     return new Prng((h ^ (h >>> 16)) >>> 0);
-  }
-
-  /** A uniform 32-bit unsigned integer. */
-  u32(): number {
-    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
   }
 
   /** An integer in [0, n). */
