@@ -1,11 +1,24 @@
 // Shared test helpers: one loaded core per test file, and round trips that
 // check values, ownership and the live byte count.
-import { expect } from '@jest/globals';
+import { afterEach, expect } from '@jest/globals';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
 import { ArrowCDevice } from '../ts/api.js';
 import { compareBatches, normalize } from '../ts/compare.js';
+
+/**
+ * Registers an afterEach that expects the live bytes of acd() back where the
+ * test's last mark() found them; returns mark. (A test that never marks
+ * checks against the last mark before it.) mark() returns the count.
+ */
+export function bytesMark(acd: () => ArrowCDevice): () => number {
+  let start = 0;
+  afterEach(() => {
+    expect(acd().bytesAllocated()).toBe(start);
+  });
+  return () => (start = acd().bytesAllocated());
+}
 
 export type Mode = 'copy' | 'view';
 export const MODES: Mode[] = ['copy', 'view'];

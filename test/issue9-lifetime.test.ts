@@ -2,7 +2,7 @@
 // release, no double free), leaks and foreign exception types on import, and
 // the spec deviations (binary metadata, CPU device_id 0, describing device
 // arrays, date64 and decimal content checks).
-import { afterEach, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
@@ -14,18 +14,16 @@ import { describeDeviceArray } from '../ts/inspect.js';
 import type { RawArray } from '../ts/raw.js';
 import { streamRuntime } from '../ts/stream-runtime.js';
 import * as t from '../ts/types.js';
-import { core, FULL_CONTENT_ERROR, goldFiles, INVALID_AT_FULL } from './helpers.js';
+import { bytesMark, core, FULL_CONTENT_ERROR, goldFiles, INVALID_AT_FULL } from './helpers.js';
 
 let acd: ArrowCDevice;
-let start: number;
 beforeAll(async () => {
   acd = await core();
 });
-afterEach(() => {
-  expect(acd.bytesAllocated()).toBe(start);
-});
+const markBytes = bytesMark(() => acd);
+let start = 0;
 const mark = () => {
-  start = acd.bytesAllocated();
+  start = markBytes();
 };
 
 const int32Batch = (xs: number[]) => new arrow.Table({ x: arrow.vectorFromArray(xs, new arrow.Int32()) }).batches[0];

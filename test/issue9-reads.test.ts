@@ -3,26 +3,20 @@
 // the library's ArrowCDeviceError naming the place, never a RangeError or
 // TypeError, and never a silent read of another slot. Each corruption is made
 // through the public API: export, then poke the struct or a buffer in memory.
-import { afterEach, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice, ValidationLevel } from '../ts/api.js';
 import { ArrowCDeviceError, EINVAL } from '../ts/errors.js';
 import type { RawArray } from '../ts/raw.js';
 import { rawValues } from '../ts/raw-values.js';
 import * as t from '../ts/types.js';
-import { core, MODES } from './helpers.js';
+import { bytesMark, core, MODES } from './helpers.js';
 
 let acd: ArrowCDevice;
-let start: number;
 beforeAll(async () => {
   acd = await core();
 });
-afterEach(() => {
-  expect(acd.bytesAllocated()).toBe(start);
-});
-const mark = () => {
-  start = acd.bytesAllocated();
-};
+const mark = bytesMark(() => acd);
 
 const u8 = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 const leaf = (type: t.DataType, values: ArrayBufferView, length: number): RawArray =>
