@@ -112,8 +112,13 @@ describe('item 6: the handler lives until the producer releases it', () => {
     const consumersLive = rt.cAsyncStats().consumersLive;
     let ref!: WeakRef<CAsyncConsumer>;
     let p1!: ReturnType<typeof produceAsync>;
+    // Finalizers run as tasks of their own, later under load: this one, run
+    // with the library's for the same collection, says when to look.
+    let finalized = false;
+    const seen = new FinalizationRegistry(() => { finalized = true; });
     (() => {
       const c1 = new CAsyncConsumer(acd.core);
+      seen.register(c1, 0);
       ref = new WeakRef(c1);
       p1 = produceAsync(acd, c1.handler, gate.source); // on_schema waits for the gate
     })();
@@ -126,7 +131,9 @@ describe('item 6: the handler lives until the producer releases it', () => {
       await tick();
     }
     expect(collected).toBe(true);
-    for (let i = 0; i < 5; i++) await tick(); // the finalizer runs
+    for (let i = 0; i < 100 && !finalized; i++) await tick();
+    expect(finalized).toBe(true);
+    for (let i = 0; i < 5; i++) await tick(); // the library's finalizer runs
     expect(rt.cAsyncStats().consumersLive).toBe(consumersLive + 1); // held for the producer
     const c2 = new CAsyncConsumer(acd.core);
     gate.open();
