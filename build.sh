@@ -89,8 +89,8 @@ emcc -O2 --bind "${objs[@]}" -o build/core/core.mjs \
   -sINCOMING_MODULE_JS_API=wasmBinary,print,printErr
 node scripts/gen-core.mjs build/core/core.mjs ts/generated/core.js
 # Each function table slot's signature, so that callbacks read from structs are
-# checked before C calls them (ts/wasm-table.ts, csrc/callback.c).
-node scripts/gen-wasm-table.mjs build/core/core.mjs ts/wasm-table.ts ts/generated/wasm-table.ts
+# checked before C calls them (ts/abi/wasm-table.ts, csrc/callback.c).
+node scripts/gen-wasm-table.mjs build/core/core.mjs ts/abi/wasm-table.ts ts/generated/wasm-table.ts
 [[ $what == core ]] && { echo "$hash" > "$stamp"; say "core done"; exit 0; }
 
 # ---- types and dist ---------------------------------------------------------

@@ -31,7 +31,7 @@ export default [
     ],
   },
   {
-    input: 'ts/cli.ts',
+    input: 'ts/cli/cli.ts',
     external,
     // The CLI uses the library bundle (dist/index.mjs) instead of a second copy of it.
     plugins: [{

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The arrow-c-device command; the code is in dist/cli.mjs (built from ts/cli.ts).
+// The arrow-c-device command; the code is in dist/cli.mjs (built from ts/cli/cli.ts).
 import { existsSync } from 'node:fs';
 
 const cli = new URL('../dist/cli.mjs', import.meta.url);

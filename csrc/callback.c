@@ -2,7 +2,7 @@
 // pointer is a call_indirect: an index that is out of the table, NULL, or of
 // another signature traps the whole instance. So every call of a function
 // pointer read from a struct first asks here: the table (through a JS import
-// that knows each slot's wasm signature, ts/wasm-table.ts) and our own
+// that knows each slot's wasm signature, ts/abi/wasm-table.ts) and our own
 // callbacks (whose role is known exactly, so that a stream's release in an
 // array's release is refused although both are void(T*)).
 

@@ -5,12 +5,12 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
-import { AsyncStreamConsumer, CAsyncConsumer, produceAsync, startCAsyncProducer } from '../ts/async-stream.js';
-import { ArrowCDeviceError, EINVAL, EIO, ENODEV, ENOMEM } from '../ts/errors.js';
-import { roundtripStream } from '../ts/stream-roundtrip.js';
-import { streamRuntime } from '../ts/stream-runtime.js';
-import { CBatchSource, cStream } from '../ts/stream-c.js';
-import { importDeviceArrayStream } from '../ts/stream.js';
+import { AsyncStreamConsumer, CAsyncConsumer, produceAsync, startCAsyncProducer } from '../ts/stream/async.js';
+import { ArrowCDeviceError, EINVAL, EIO, ENODEV, ENOMEM } from '../ts/abi/errors.js';
+import { roundtripStream } from '../ts/cli/stream-roundtrip.js';
+import { streamRuntime } from '../ts/stream/runtime.js';
+import { CBatchSource, cStream } from '../ts/stream/c-backed.js';
+import { importDeviceArrayStream } from '../ts/stream/pull.js';
 import { core, goldFiles, goldLevel, MODES } from './helpers.js';
 import { generatedRows, leakGuard, rowsOf, sampleBatches, tick } from './stream-helpers.js';
 

@@ -1,7 +1,7 @@
 // Canonical extension types recognised by name, their storage checked.
 import { describe, expect, test } from '@jest/globals';
-import { CANONICAL_EXTENSIONS, extensionOf } from '../ts/extensions.js';
-import * as t from '../ts/types.js';
+import { CANONICAL_EXTENSIONS, extensionOf } from '../ts/model/extensions.js';
+import * as t from '../ts/model/types.js';
 
 const ext = (name: string, type: t.DataType, metadata = '') =>
   t.field('x', type, true, new Map([['ARROW:extension:name', name], ['ARROW:extension:metadata', metadata]]));

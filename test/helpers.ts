@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
 import { ArrowCDevice } from '../ts/api.js';
-import { compareBatches, normalize } from '../ts/compare.js';
+import { compareBatches, normalize } from '../ts/arrow-js/compare.js';
 
 /**
  * Registers an afterEach that expects the live bytes of acd() back where the

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { ArrowCDevice } from '../ts/api.js';
-import { CDataIntegration, runIntegration } from '../ts/integration.js';
+import { CDataIntegration, runIntegration } from '../ts/io/integration.js';
 import { core, FULL_CONTENT_ERROR, GOLD, INVALID_AT_FULL } from './helpers.js';
 
 let acd: ArrowCDevice;

@@ -1,4 +1,4 @@
-// The IPC reader (ts/ipc/): every gold IPC file (file and stream format) read
+// The IPC reader (ts/io/ipc/): every gold IPC file (file and stream format) read
 // into raw arrays equals the same case's integration JSON, schema and values,
 // the 0.17.1 unions included (which arrow-js misreads); errors for truncated,
 // corrupt, compressed and big-endian input, made by hand with apache-arrow's
@@ -30,14 +30,14 @@ import { Union } from 'apache-arrow/fb/union';
 import { UnionMode } from 'apache-arrow/fb/union-mode';
 import { Utf8 } from 'apache-arrow/fb/utf8';
 import type { ArrowCDevice } from '../ts/api.js';
-import { ArrowCDeviceError, EINVAL, ENOSYS } from '../ts/errors.js';
-import { concatRaw } from '../ts/ipc/concat.js';
-import { readIpc } from '../ts/ipc/read.js';
-import { readIntegrationJson, type IntegrationFile } from '../ts/json/read.js';
-import type { RawArray } from '../ts/raw.js';
-import { compareRaw, rawValues } from '../ts/raw-values.js';
-import { roundtripRaw } from '../ts/roundtrip.js';
-import { fieldsEqual, metadataEqual, typeToString, type EqualOptions, type Field, type Schema } from '../ts/types.js';
+import { ArrowCDeviceError, EINVAL, ENOSYS } from '../ts/abi/errors.js';
+import { concatRaw } from '../ts/io/ipc/concat.js';
+import { readIpc } from '../ts/io/ipc/read.js';
+import { readIntegrationJson, type IntegrationFile } from '../ts/io/json/read.js';
+import type { RawArray } from '../ts/model/raw.js';
+import { compareRaw, rawValues } from '../ts/model/raw-values.js';
+import { roundtripRaw } from '../ts/cli/roundtrip.js';
+import { fieldsEqual, metadataEqual, typeToString, type EqualOptions, type Field, type Schema } from '../ts/model/types.js';
 import { core, GOLD, goldFiles, goldLevel, MODES } from './helpers.js';
 
 const gunzip = (path: string) => gunzipSync(readFileSync(path)).toString('utf8');

@@ -4,11 +4,11 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice, ExportedArray } from '../ts/api.js';
-import { ArrowCDeviceError, EINVAL } from '../ts/errors.js';
+import { ArrowCDeviceError, EINVAL } from '../ts/abi/errors.js';
 import { TABLE_SIGNATURES } from '../ts/generated/wasm-table.js';
-import type { StructName } from '../ts/layout-types.js';
-import { CAsyncConsumer, CBatchSource, cStream, startCAsyncProducer } from '../ts/stream-c.js';
-import { parseTableSignatures } from '../ts/wasm-table.js';
+import type { StructName } from '../ts/abi/layout-types.js';
+import { CAsyncConsumer, CBatchSource, cStream, startCAsyncProducer } from '../ts/stream/c-backed.js';
+import { parseTableSignatures } from '../ts/abi/wasm-table.js';
 import { core, roundtripBatch } from './helpers.js';
 
 let acd: ArrowCDevice;
@@ -315,7 +315,7 @@ test.each([
 test('item 3: a wasmBinary supplied at load is parsed with the same parser, and its callbacks are checked', async () => {
   const { readFileSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const { embeddedWasm } = await import('../ts/wasm-table.js');
+  const { embeddedWasm } = await import('../ts/abi/wasm-table.js');
   const { ArrowCDevice } = await import('../ts/api.js');
   const binary = embeddedWasm(readFileSync(join(__dirname, '..', 'ts', 'generated', 'core.js'), 'utf8'));
   expect(parseTableSignatures(binary)).toEqual(SLOTS);

@@ -17,8 +17,8 @@ import { Null as FbNull } from 'apache-arrow/fb/null';
 import { Schema as FbSchema } from 'apache-arrow/fb/schema';
 import { Struct_ } from 'apache-arrow/fb/struct-';
 import { Type } from 'apache-arrow/fb/type';
-import { ArrowCDeviceError } from '../ts/errors.js';
-import { readIpc } from '../ts/ipc/read.js';
+import { ArrowCDeviceError } from '../ts/abi/errors.js';
+import { readIpc } from '../ts/io/ipc/read.js';
 import { GOLD } from './helpers.js';
 
 const BIN = join(__dirname, '..', 'bin', 'arrow-c-device.mjs');

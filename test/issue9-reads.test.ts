@@ -6,10 +6,10 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice, ValidationLevel } from '../ts/api.js';
-import { ArrowCDeviceError, EINVAL } from '../ts/errors.js';
-import type { RawArray } from '../ts/raw.js';
-import { rawValues } from '../ts/raw-values.js';
-import * as t from '../ts/types.js';
+import { ArrowCDeviceError, EINVAL } from '../ts/abi/errors.js';
+import type { RawArray } from '../ts/model/raw.js';
+import { rawValues } from '../ts/model/raw-values.js';
+import * as t from '../ts/model/types.js';
 import { bytesMark, core, MODES } from './helpers.js';
 
 let acd: ArrowCDevice;

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants, lp64, wasm32 } from '../ts/generated/layout.js';
-import type { Layout } from '../ts/layout-types.js';
+import type { Layout } from '../ts/abi/layout-types.js';
 
 const table = (l: Layout) => Object.entries(l.structs).map(([name, s]) =>
   `${name} (${s.size} bytes)\n${Object.entries(s.fields).map(([f, x]) => `  +${x.offset} ${f} (${x.size}, ${x.kind})`).join('\n')}`).join('\n');

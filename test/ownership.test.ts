@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
-import { ArrowCDeviceError } from '../ts/errors.js';
+import { ArrowCDeviceError } from '../ts/abi/errors.js';
 import { core, values } from './helpers.js';
 
 let acd: ArrowCDevice;

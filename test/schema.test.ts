@@ -4,10 +4,10 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
-import { toArrowField, toArrowType } from '../ts/arrow-types.js';
-import { ArrowCDeviceError } from '../ts/errors.js';
-import { formatOf } from '../ts/format.js';
-import * as t from '../ts/types.js';
+import { toArrowField, toArrowType } from '../ts/arrow-js/arrow-types.js';
+import { ArrowCDeviceError } from '../ts/abi/errors.js';
+import { formatOf } from '../ts/model/format.js';
+import * as t from '../ts/model/types.js';
 import { core } from './helpers.js';
 
 let acd: ArrowCDevice;

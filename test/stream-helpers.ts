@@ -4,7 +4,7 @@
 import { expect } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
-import { streamRuntime } from '../ts/stream-runtime.js';
+import { streamRuntime } from '../ts/stream/runtime.js';
 import { values } from './helpers.js';
 
 /** n batches of `rows` rows: ints with nulls, strings, a list and a dictionary column. */

@@ -6,13 +6,13 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
-import { AsyncStreamConsumer, CAsyncConsumer, produceAsync, startCAsyncProducer } from '../ts/async-stream.js';
-import { ArrowCDeviceError, EINVAL, EIO, ENOMEM } from '../ts/errors.js';
-import { streamRuntime } from '../ts/stream-runtime.js';
-import { BatchList, CBatchSource, cStream, drainStream } from '../ts/stream-c.js';
+import { AsyncStreamConsumer, CAsyncConsumer, produceAsync, startCAsyncProducer } from '../ts/stream/async.js';
+import { ArrowCDeviceError, EINVAL, EIO, ENOMEM } from '../ts/abi/errors.js';
+import { streamRuntime } from '../ts/stream/runtime.js';
+import { BatchList, CBatchSource, cStream, drainStream } from '../ts/stream/c-backed.js';
 import {
   exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream, type ExportedStream, type StreamKind,
-} from '../ts/stream.js';
+} from '../ts/stream/pull.js';
 import { core } from './helpers.js';
 import { isReleased, leakGuard, rowsOf, sampleBatches, tick } from './stream-helpers.js';
 import { SpyHandler, SpyProducer, SpyStream, until, type SpyHandlerScript, type SpyStreamScript } from './stream-spies.js';

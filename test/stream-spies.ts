@@ -6,12 +6,12 @@
 //   SpyProducer: an async producer driven step by step, for the consumers' rules.
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
-import { writeArray, writeSchema } from '../ts/export.js';
-import { encodeMetadata } from '../ts/metadata.js';
-import { freeProducer, makeHandler, makeProducer } from '../ts/async-stream.js';
-import { batchField, markEnd, writeDeviceBatch, CPU } from '../ts/stream-batches.js';
-import { streamRuntime } from '../ts/stream-runtime.js';
-import type { StreamKind } from '../ts/stream.js';
+import { writeArray, writeSchema } from '../ts/arrow-js/export.js';
+import { encodeMetadata } from '../ts/model/metadata.js';
+import { freeProducer, makeHandler, makeProducer } from '../ts/stream/async.js';
+import { batchField, markEnd, writeDeviceBatch, CPU } from '../ts/stream/batches.js';
+import { streamRuntime } from '../ts/stream/runtime.js';
+import type { StreamKind } from '../ts/stream/pull.js';
 import { tick } from './stream-helpers.js';
 
 const scribble = (acd: ArrowCDevice, ptr: number, size: number) => acd.core.bytes.fill(0xee, ptr, ptr + size);

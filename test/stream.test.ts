@@ -6,11 +6,11 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
-import { ArrowCDeviceError, EINVAL, EIO, ENODEV, ENOMEM } from '../ts/errors.js';
-import { roundtripStream } from '../ts/stream-roundtrip.js';
-import { BatchList, CBatchSource, cStream, drainStream } from '../ts/stream-c.js';
-import { exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream, type StreamKind } from '../ts/stream.js';
-import { streamRuntime } from '../ts/stream-runtime.js';
+import { ArrowCDeviceError, EINVAL, EIO, ENODEV, ENOMEM } from '../ts/abi/errors.js';
+import { roundtripStream } from '../ts/cli/stream-roundtrip.js';
+import { BatchList, CBatchSource, cStream, drainStream } from '../ts/stream/c-backed.js';
+import { exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream, type StreamKind } from '../ts/stream/pull.js';
+import { streamRuntime } from '../ts/stream/runtime.js';
 import { core, goldFiles, goldLevel, MODES } from './helpers.js';
 import { generatedRows, isReleased, leakGuard, rowsOf, sampleBatches } from './stream-helpers.js';
 

@@ -3,9 +3,9 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
-import { writeSchema } from '../ts/export.js';
-import { readRaw, writeRaw, type RawArray } from '../ts/raw.js';
-import * as t from '../ts/types.js';
+import { writeSchema } from '../ts/arrow-js/export.js';
+import { readRaw, writeRaw, type RawArray } from '../ts/model/raw.js';
+import * as t from '../ts/model/types.js';
 import { core, MODES, roundtripVector, values } from './helpers.js';
 
 let acd: ArrowCDevice;

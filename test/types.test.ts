@@ -2,15 +2,15 @@ import { describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import {
   fromArrowField, fromArrowSchema, fromArrowType, toArrowField, toArrowSchema, toArrowType,
-} from '../ts/arrow-types.js';
-import { ArrowCDeviceError, EINVAL, ENOSYS, errnoName } from '../ts/errors.js';
+} from '../ts/arrow-js/arrow-types.js';
+import { ArrowCDeviceError, EINVAL, ENOSYS, errnoName } from '../ts/abi/errors.js';
 import {
   ARROW_FLAG_DICTIONARY_ORDERED, ARROW_FLAG_MAP_KEYS_SORTED, ARROW_FLAG_NULLABLE,
   flagsOf, formatOf, parseFormat, typeFromFormat,
-} from '../ts/format.js';
-import { decodeMetadata, encodeMetadata } from '../ts/metadata.js';
-import * as t from '../ts/types.js';
-import type { DataType, Field } from '../ts/types.js';
+} from '../ts/model/format.js';
+import { decodeMetadata, encodeMetadata } from '../ts/model/metadata.js';
+import * as t from '../ts/model/types.js';
+import type { DataType, Field } from '../ts/model/types.js';
 
 const f = t.field;
 const ab = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));

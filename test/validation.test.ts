@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice, ExportedArray } from '../ts/api.js';
-import { ArrowCDeviceError } from '../ts/errors.js';
+import { ArrowCDeviceError } from '../ts/abi/errors.js';
 import { core, roundtripBatch } from './helpers.js';
 
 let acd: ArrowCDevice;

@@ -3,24 +3,24 @@
 // arrays on the simulated devices, with explicit ownership.
 
 import * as arrow from 'apache-arrow';
-import { convertedType, toRecordBatch, type Conversion } from './arrow-data.js';
-import { fromArrowBatch, fromArrowField, fromArrowSchema, toArrowSchema } from './arrow-types.js';
-import { Core, type LoadOptions } from './core.js';
-import type { DeviceTotals } from './device-core.js';
-import { DeviceResident } from './device-resident.js';
-import { deviceName, parseDevice, type Device, type DeviceSpec } from './device.js';
-import { ArrowCDeviceError, EINVAL, ENODEV, ENOSYS } from './errors.js';
-import { writeArray, writeSchema } from './export.js';
+import { convertedType, toRecordBatch, type Conversion } from './arrow-js/arrow-data.js';
+import { fromArrowBatch, fromArrowField, fromArrowSchema, toArrowSchema } from './arrow-js/arrow-types.js';
+import { Core, type LoadOptions } from './abi/core.js';
+import type { DeviceTotals } from './device/exports.js';
+import { DeviceResident } from './device/resident.js';
+import { deviceName, parseDevice, type Device, type DeviceSpec } from './device/device.js';
+import { ArrowCDeviceError, EINVAL, ENODEV, ENOSYS } from './abi/errors.js';
+import { writeArray, writeSchema } from './arrow-js/export.js';
 import { constants } from './generated/layout.js';
-import { Handle } from './handles.js';
-import { buildArrow, readData, readField, type ImportMode } from './import.js';
-import { AsyncStreamConsumer, produceAsync, type AsyncBatchSource, type AsyncConsumerOptions, type ProduceAsyncOptions, type ProducerStats } from './async-stream.js';
+import { Handle } from './abi/handles.js';
+import { buildArrow, readData, readField, type ImportMode } from './arrow-js/import.js';
+import { AsyncStreamConsumer, produceAsync, type AsyncBatchSource, type AsyncConsumerOptions, type ProduceAsyncOptions, type ProducerStats } from './stream/async.js';
 import {
   exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream,
   type ExportedStream, type StreamExportOptions, type StreamImportOptions, type StreamReader, type SyncBatchSource,
-} from './stream.js';
-import { readRaw, writeRaw, type RawArray } from './raw.js';
-import { recordBatchField, type Field, type Schema } from './types.js';
+} from './stream/pull.js';
+import { readRaw, writeRaw, type RawArray } from './model/raw.js';
+import { recordBatchField, type Field, type Schema } from './model/types.js';
 
 export type ValidationLevel = 'none' | 'minimal' | 'default' | 'full';
 

@@ -6,10 +6,10 @@
 // producer's release free the wrong memory. Each run mutates the copy and
 // restore() puts the snapshot back: the library's export is made once.
 
-import type { Core } from '../core.js';
-import { readField } from '../import.js';
-import { readRaw, type RawArray } from '../raw.js';
-import type { StructName } from '../layout-types.js';
+import type { Core } from '../abi/core.js';
+import { readField } from '../arrow-js/import.js';
+import { readRaw, type RawArray } from '../model/raw.js';
+import type { StructName } from '../abi/layout-types.js';
 
 /** One struct of the copy: where it is and its path in the tree. */
 export interface ArenaNode {

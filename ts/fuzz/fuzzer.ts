@@ -12,10 +12,10 @@
 
 import * as arrow from 'apache-arrow';
 import { ArrowCDevice, type DevicePolicy, type ValidationLevel } from '../api.js';
-import type { Core } from '../core.js';
-import { ArrowCDeviceError } from '../errors.js';
-import type { ImportMode } from '../import.js';
-import { streamRuntime } from '../stream-runtime.js';
+import type { Core } from '../abi/core.js';
+import { ArrowCDeviceError } from '../abi/errors.js';
+import type { ImportMode } from '../arrow-js/import.js';
+import { streamRuntime } from '../stream/runtime.js';
 import { Arena } from './arena.js';
 import { arenaLocations, mutate, structLocations, type Location, type Targets } from './mutate.js';
 import { Prng } from './prng.js';

@@ -6,8 +6,8 @@
 // table or of functions of another signature). Every mutation is described
 // in one line, so that a reproducer says what it did.
 
-import type { Core } from '../core.js';
-import type { StructName } from '../layout-types.js';
+import type { Core } from '../abi/core.js';
+import type { StructName } from '../abi/layout-types.js';
 import type { Arena } from './arena.js';
 import type { Prng } from './prng.js';
 

@@ -4,8 +4,8 @@
 // and an async producer and task, each handing out copies of an arena's
 // roots. They never throw and never follow a pointer of the struct they get.
 
-import type { Core } from '../core.js';
-import type { StructName } from '../layout-types.js';
+import type { Core } from '../abi/core.js';
+import type { StructName } from '../abi/layout-types.js';
 import type { Arena, ReleaseHooks } from './arena.js';
 
 const EINVAL = 28;

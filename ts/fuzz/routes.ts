@@ -4,8 +4,8 @@
 
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice, DevicePolicy, ValidationLevel } from '../api.js';
-import type { ImportMode } from '../import.js';
-import { rawValues } from '../raw-values.js';
+import type { ImportMode } from '../arrow-js/import.js';
+import { rawValues } from '../model/raw-values.js';
 import type { Arena } from './arena.js';
 import type { Producers } from './producers.js';
 

@@ -4,9 +4,9 @@
 // all exported with the library's own export API.
 
 import * as arrow from 'apache-arrow';
-import * as t from '../types.js';
-import type { RawArray } from '../raw.js';
-import type { Field } from '../types.js';
+import * as t from '../model/types.js';
+import type { RawArray } from '../model/raw.js';
+import type { Field } from '../model/types.js';
 
 /** Batches with 4 to 6 rows, several column kinds each. */
 export function sampleBatches(): arrow.RecordBatch[] {

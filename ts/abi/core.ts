@@ -1,0 +1,393 @@
+// The one module that touches the Emscripten module object: loading the wasm
+// core, its memory, and its exports. Every C call that can fail goes through
+// check(), the single funnel from errno codes to ArrowCDeviceError.
+
+import createAcdCore from '../generated/core.js';
+import { DEVICE_EXPORTS, type DeviceExports } from '../device/exports.js';
+import { ArrowCDeviceError, EINVAL } from './errors.js';
+import { wasm32 } from '../generated/layout.js';
+import { StructReader } from './structs.js';
+import { TABLE_SIGNATURES } from '../generated/wasm-table.js';
+import { parseTableSignatures } from './wasm-table.js';
+
+/** The C core's exports (csrc/bindings.cpp). Pointers are wasm32 addresses. */
+interface CoreExports {
+  lastError(): string;
+  bytesAllocated(): number;
+  memorySize(): number;
+  alloc(size: number): number;
+  free(ptr: number): void;
+  schemaInit(schema: number, format: string, hasName: boolean, name: string, hasMetadata: boolean,
+    metadata: Uint8Array | string, flags: number, nChildren: number, withDictionary: boolean): number;
+  arrayInit(array: number, length: number, nullCount: number, offset: number, nBuffers: number,
+    nChildren: number, withDictionary: boolean): number;
+  arrayAllocateBuffer(array: number, i: number, size: number): number;
+  deviceArrayInitDevice(deviceArray: number, deviceType: number, deviceId: number): void;
+  schemaMove(src: number, dst: number): void;
+  arrayMove(src: number, dst: number): void;
+  deviceArrayMove(src: number, dst: number): void;
+  schemaRelease(schema: number): number;
+  arrayRelease(array: number): number;
+  schemaValidate(schema: number): number;
+  arrayValidate(schema: number, array: number, level: number, schemaValid: boolean): number;
+  formatCheck(format: string): number;
+}
+
+interface EmscriptenModule extends CoreExports {
+  asm: { memory: WebAssembly.Memory; __indirect_function_table: WebAssembly.Table };
+  /** Asked by csrc/callback.c before C calls a function pointer read from a struct. */
+  acdCallbackValid?: (fn: number, signature: number) => number;
+}
+
+/**
+ * The wasm signatures that csrc/callback.c asks about (enum AcdSignature),
+ * in Emscripten's notation: pointers are i32, int64_t is i64 (WASM_BIGINT).
+ */
+const SIGNATURE_CODES: Readonly<Record<string, number>> = { vi: 1, iii: 2, ii: 3, vij: 4, iiii: 5, viiii: 6 };
+
+function signatureCodes(slots: readonly string[]): Uint8Array {
+  const codes = new Uint8Array(Math.max(slots.length, 1));
+  for (let i = 1; i < slots.length; i++) codes[i] = SIGNATURE_CODES[slots[i]] ?? 0;
+  return codes;
+}
+
+export interface LoadOptions {
+  /** The wasm binary, when the caller wants to supply it (it is embedded by default). */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+}
+
+/** A loaded instance of the C core: its own memory, allocator and exports. */
+export class Core {
+  private u8: Uint8Array;
+  private dv: DataView;
+  /** Reads and writes ABI structs in this core's memory (wasm32 layout). */
+  readonly structs: StructReader;
+
+  /**
+   * The AcdSignature code of each function table slot (0: none, or not a
+   * callback signature): the initial slots from the wasm binary, then the
+   * slots addFunction fills. One array lookup per check.
+   */
+  #signatures: Uint8Array;
+
+  private constructor(private readonly m: EmscriptenModule, slots: readonly string[]) {
+    this.u8 = new Uint8Array(m.asm.memory.buffer);
+    this.dv = new DataView(m.asm.memory.buffer);
+    this.structs = new StructReader(() => this.view, wasm32);
+    this.#signatures = signatureCodes(slots);
+    const signatures = () => this.#signatures;
+    m.acdCallbackValid = (fn, signature) => {
+      const codes = signatures();
+      return fn > 0 && fn < codes.length && codes[fn] === signature ? 1 : 0;
+    };
+  }
+
+  static async load(options: LoadOptions = {}): Promise<Core> {
+    // The embedded binary's table was parsed at build time; a supplied one
+    // is parsed here, with the same parser.
+    let slots = TABLE_SIGNATURES.split(',');
+    if (options.wasmBinary) {
+      try {
+        slots = parseTableSignatures(options.wasmBinary instanceof Uint8Array ? options.wasmBinary : new Uint8Array(options.wasmBinary));
+      } catch (e) {
+        throw new ArrowCDeviceError(`wasmBinary: its function table could not be read: ${(e as Error).message}`, EINVAL);
+      }
+    }
+    const m = (await createAcdCore(options.wasmBinary ? { wasmBinary: options.wasmBinary } : {})) as EmscriptenModule;
+    return new Core(m, slots);
+  }
+
+  get memory(): WebAssembly.Memory {
+    return this.m.asm.memory;
+  }
+
+  /**
+   * The memory's bytes; a new view after the memory grew. Growth detaches the
+   * old buffer, so a view of length 0 means "grown" (the memory never is empty):
+   * cheaper than reading memory.buffer on every access.
+   */
+  get bytes(): Uint8Array {
+    if (this.u8.length === 0) this.refresh();
+    return this.u8;
+  }
+
+  get view(): DataView {
+    if (this.u8.length === 0) this.refresh();
+    return this.dv;
+  }
+
+  private refresh(): void {
+    this.u8 = new Uint8Array(this.m.asm.memory.buffer);
+    this.dv = new DataView(this.m.asm.memory.buffer);
+  }
+
+  /** Live bytes allocated by the core (counted by its allocator). */
+  bytesAllocated(): number {
+    return this.m.bytesAllocated();
+  }
+
+  /** Throws the core's last error when code is not 0. */
+  check(code: number, context?: string): void {
+    if (code !== 0) throw this.error(code, this.m.lastError(), context);
+  }
+
+  /** The one funnel from a C error code and message to an ArrowCDeviceError. */
+  private error(code: number, message: string, context?: string): ArrowCDeviceError {
+    return new ArrowCDeviceError(context ? `${context}: ${message}` : message, code);
+  }
+
+  /** The named functions of the module, in an object that holds only them (never the module). */
+  private exportsNamed<T>(names: readonly string[]): T {
+    const m = this.m as unknown as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const name of names) {
+      const f = m[name];
+      if (typeof f !== 'function') throw new Error(`the wasm core has no export ${name}: rebuild it (./build.sh)`);
+      out[name] = f;
+    }
+    return Object.freeze(out) as unknown as T;
+  }
+
+  /** Allocates size zeroed bytes (counted); throws when out of memory. */
+  alloc(size: number): number {
+    const ptr = this.m.alloc(size);
+    if (ptr === 0) throw new ArrowCDeviceError(`out of wasm memory allocating ${size} bytes`, 48);
+    return ptr;
+  }
+
+  free(ptr: number): void {
+    this.m.free(ptr);
+  }
+
+  schemaInit(schema: number, format: string, name: string | null, metadata: Uint8Array | null,
+    flags: number, nChildren: number, withDictionary: boolean): void {
+    this.check(this.m.schemaInit(schema, format, name !== null, name ?? '', metadata !== null,
+      metadata ?? '', flags, nChildren, withDictionary));
+  }
+
+  arrayInit(array: number, length: number, nullCount: number, offset: number, nBuffers: number,
+    nChildren: number, withDictionary: boolean): void {
+    this.check(this.m.arrayInit(array, length, nullCount, offset, nBuffers, nChildren, withDictionary));
+  }
+
+  /** Allocates buffer i of an array made by arrayInit; returns its address. */
+  arrayAllocateBuffer(array: number, i: number, size: number): number {
+    const ptr = this.m.arrayAllocateBuffer(array, i, size);
+    if (ptr === 0) this.check(48);
+    return ptr;
+  }
+
+  deviceArrayInitDevice(deviceArray: number, deviceType: number, deviceId: number): void {
+    this.m.deviceArrayInitDevice(deviceArray, deviceType, deviceId);
+  }
+
+  schemaMove(src: number, dst: number): void { this.m.schemaMove(src, dst); }
+  arrayMove(src: number, dst: number): void { this.m.arrayMove(src, dst); }
+  deviceArrayMove(src: number, dst: number): void { this.m.deviceArrayMove(src, dst); }
+  /**
+   * Releases a struct (when not released yet). A release that is not a
+   * callable function of the right kind is never called: the struct is
+   * marked released, what it holds leaks, and the code (EINVAL, message in
+   * lastErrorMessage()) says so. Cleanup paths may ignore it.
+   */
+  schemaRelease(schema: number): number { return this.m.schemaRelease(schema); }
+  arrayRelease(array: number): number { return this.m.arrayRelease(array); }
+
+  /** The core's last error message (of the last failed call). */
+  lastErrorMessage(): string {
+    return this.m.lastError();
+  }
+
+  schemaValidate(schema: number): void {
+    this.check(this.m.schemaValidate(schema));
+  }
+
+  /**
+   * Validates an array against its schema at level; schemaValid says the
+   * schema was validated already and cannot have changed since (one this
+   * library owns), which saves walking it twice.
+   */
+  arrayValidate(schema: number, array: number, level: number, schemaValid = false): void {
+    this.check(this.m.arrayValidate(schema, array, level, schemaValid));
+  }
+
+  /** Parses a format string in C; throws its error (which quotes the string). */
+  formatCheck(format: string): void {
+    this.check(this.m.formatCheck(format));
+  }
+
+  // ==== streams (issue 5): the function table and the stream exports ========
+  // TypeScript callbacks enter the wasm function table with addFunction; every
+  // slot taken here is counted so that tests can check none leaked. The stream
+  // exports (csrc/bindings_stream.cpp) are handed out as an object that holds
+  // only those functions, never the module.
+
+  #tableSlots = 0;
+  #streamExports: StreamExports | undefined;
+
+  /**
+   * Puts a JS function into the function table; returns its index (a C
+   * function pointer). signature: Emscripten's ('iii', 'vij': 'j' is an
+   * int64, passed as a BigInt). The caller frees it with removeFunction.
+   */
+  addFunction(fn: (...args: never[]) => unknown, signature: string): number {
+    const index = (this.m as unknown as RuntimeFunctions).addFunction(fn, signature);
+    this.#tableSlots++;
+    // Recorded so that C may call it through a struct (csrc/callback.c).
+    if (index >= this.#signatures.length) {
+      const grown = new Uint8Array(Math.max(index + 1, this.#signatures.length * 2));
+      grown.set(this.#signatures);
+      this.#signatures = grown;
+    }
+    this.#signatures[index] = SIGNATURE_CODES[signature] ?? 0;
+    return index;
+  }
+
+  removeFunction(index: number): void {
+    (this.m as unknown as RuntimeFunctions).removeFunction(index);
+    if (index > 0 && index < this.#signatures.length) this.#signatures[index] = 0;
+    this.#tableSlots--;
+  }
+
+  /**
+   * Runs f, a wasm call; when it throws (a trap, or an exception thrown
+   * through C frames), the wasm stack pointer, which the C frames never
+   * restored, is put back before the exception goes on.
+   */
+  unwinding<T>(f: () => T): T {
+    const m = this.m as unknown as RuntimeFunctions;
+    const sp = m.stackSave();
+    try {
+      return f();
+    } catch (e) {
+      m.stackRestore(sp);
+      throw e;
+    }
+  }
+
+  /** Table slots taken with addFunction and not yet removed. */
+  tableSlotsLive(): number {
+    return this.#tableSlots;
+  }
+
+  /** The stream exports: trampolines, C producers and consumers, the async pump. */
+  get stream(): StreamExports {
+    this.#streamExports ??= this.exportsNamed<StreamExports>(STREAM_EXPORTS);
+    return this.#streamExports;
+  }
+
+  /** Throws the stream exports' last error when code is not 0. */
+  checkStream(code: number, context?: string): void {
+    if (code !== 0) throw this.error(code, this.stream.streamLastError(), context);
+  }
+
+  // ==== devices (issue 4): the exports of csrc/bindings_device.cpp ===========
+  // Declared in device-core.ts; handed out as an object that holds only those
+  // functions, never the module.
+
+  #deviceExports: DeviceExports | undefined;
+
+  /** The simulated devices' exports: moves between devices, validation, accounting. */
+  get device(): DeviceExports {
+    this.#deviceExports ??= this.exportsNamed<DeviceExports>(DEVICE_EXPORTS);
+    return this.#deviceExports;
+  }
+
+  /** Throws the device exports' last error when code is not 0. */
+  checkDevice(code: number, context?: string): void {
+    if (code !== 0) throw this.error(code, this.device.deviceLastError(), context);
+  }
+}
+
+// ==== streams (issue 5): the exports of csrc/bindings_stream.cpp =============
+
+interface RuntimeFunctions {
+  addFunction(fn: (...args: never[]) => unknown, signature: string): number;
+  removeFunction(index: number): void;
+  stackSave(): number;
+  stackRestore(sp: number): void;
+}
+
+/** Pointers are wasm32 addresses; counts are numbers (exact up to 2^53). */
+export interface StreamExports {
+  streamLastError(): string;
+  // Raw trampolines: call the struct's callback and return what it returns;
+  // a callback that cannot be called is not: EINVAL (0 for get_last_error),
+  // message in streamLastError. Void callbacks return 0 once called.
+  arrayStreamCallGetSchema(stream: number, out: number): number;
+  arrayStreamCallGetNext(stream: number, out: number): number;
+  arrayStreamCallGetLastError(stream: number): number;
+  arrayStreamCallRelease(stream: number): number;
+  deviceArrayStreamCallGetSchema(stream: number, out: number): number;
+  deviceArrayStreamCallGetNext(stream: number, out: number): number;
+  deviceArrayStreamCallGetLastError(stream: number): number;
+  deviceArrayStreamCallRelease(stream: number): number;
+  asyncHandlerCallOnSchema(handler: number, schema: number): number;
+  asyncHandlerCallOnNextTask(handler: number, task: number, metadata: number): number;
+  asyncHandlerCallOnError(handler: number, code: number, message: number, metadata: number): number;
+  asyncHandlerCallRelease(handler: number): number;
+  asyncProducerCallRequest(producer: number, n: number): number;
+  asyncProducerCallCancel(producer: number): number;
+  asyncTaskCallExtractData(task: number, out: number): number;
+  // Checked consumer calls (message in streamLastError) and moves.
+  arrayStreamGetSchema(stream: number, out: number): number;
+  arrayStreamGetNext(stream: number, out: number): number;
+  deviceArrayStreamGetSchema(stream: number, out: number): number;
+  deviceArrayStreamGetNext(stream: number, out: number): number;
+  arrayStreamMove(src: number, dst: number): void;
+  deviceArrayStreamMove(src: number, dst: number): void;
+  arrayStreamRelease(stream: number): number;
+  deviceArrayStreamRelease(stream: number): number;
+  // Sources and lists (0 on failure).
+  generatorSourceNew(nBatches: number, rowsPerBatch: number, deviceType: number, deviceId: number,
+    failAt: number, failCode: number, hasMessage: boolean, failMessage: string, wrongDeviceAt: number): number;
+  listSourceNew(list: number): number;
+  sourceFree(source: number): void;
+  listNew(): number;
+  listFree(list: number): void;
+  listLength(list: number): number;
+  listDeviceType(list: number): number;
+  listSchema(list: number): number;
+  listArray(list: number, i: number): number;
+  // The C pull producer and consumer.
+  arrayStreamInitSource(stream: number, source: number): number;
+  deviceArrayStreamInitSource(stream: number, source: number): number;
+  arrayStreamDrain(stream: number, list: number, totals: number): number;
+  deviceArrayStreamDrain(stream: number, list: number, totals: number): number;
+  // The async device stream in C.
+  asyncSetScheduler(fn: number): void;
+  asyncPump(maxSteps: number): number;
+  /** After asyncPump threw: the pump works again; the object cut short reports (code, message). */
+  asyncPumpAbort(code: number, message: string): void;
+  asyncPending(): number;
+  asyncStats(out: number): void;
+  asyncProducerStart(handler: number, source: number, metadata: number): number;
+  asyncConsumerNew(window: number, extractLater: boolean, cancelAfter: number, failTaskAt: number, failSchema: boolean): number;
+  asyncConsumerHandler(consumer: number): number;
+  asyncConsumerFlags(consumer: number): number;
+  asyncConsumerErrorCode(consumer: number): number;
+  asyncConsumerErrorMessage(consumer: number): string;
+  asyncConsumerMetadata(consumer: number): number;
+  asyncConsumerTasks(consumer: number): number;
+  asyncConsumerRequested(consumer: number): number;
+  asyncConsumerList(consumer: number): number;
+  asyncConsumerFree(consumer: number): void;
+}
+
+const STREAM_EXPORTS: readonly (keyof StreamExports)[] = [
+  'streamLastError',
+  'arrayStreamCallGetSchema', 'arrayStreamCallGetNext', 'arrayStreamCallGetLastError', 'arrayStreamCallRelease',
+  'deviceArrayStreamCallGetSchema', 'deviceArrayStreamCallGetNext', 'deviceArrayStreamCallGetLastError',
+  'deviceArrayStreamCallRelease',
+  'asyncHandlerCallOnSchema', 'asyncHandlerCallOnNextTask', 'asyncHandlerCallOnError', 'asyncHandlerCallRelease',
+  'asyncProducerCallRequest', 'asyncProducerCallCancel', 'asyncTaskCallExtractData',
+  'arrayStreamGetSchema', 'arrayStreamGetNext', 'deviceArrayStreamGetSchema', 'deviceArrayStreamGetNext',
+  'arrayStreamMove', 'deviceArrayStreamMove', 'arrayStreamRelease', 'deviceArrayStreamRelease',
+  'generatorSourceNew', 'listSourceNew', 'sourceFree', 'listNew', 'listFree', 'listLength', 'listDeviceType',
+  'listSchema', 'listArray',
+  'arrayStreamInitSource', 'deviceArrayStreamInitSource', 'arrayStreamDrain', 'deviceArrayStreamDrain',
+  'asyncSetScheduler', 'asyncPump', 'asyncPumpAbort', 'asyncPending', 'asyncStats', 'asyncProducerStart',
+  'asyncConsumerNew', 'asyncConsumerHandler', 'asyncConsumerFlags', 'asyncConsumerErrorCode',
+  'asyncConsumerErrorMessage', 'asyncConsumerMetadata', 'asyncConsumerTasks', 'asyncConsumerRequested',
+  'asyncConsumerList', 'asyncConsumerFree',
+];

@@ -1,0 +1,322 @@
+// apache-arrow Data ↔ raw arrays. apache-arrow pre-slices every buffer but the
+// bitmaps (Data.offset applies to bitmaps only), while a C array's offset
+// applies to all of them. So arrow-js data becomes a raw array with offset 0
+// (bitmaps shifted, sliced offsets rebased), and a raw array becomes arrow-js
+// Data built at its physical start and sliced by arrow-js.
+
+import * as arrow from 'apache-arrow';
+import { toArrowSchema, toArrowType } from './arrow-types.js';
+import { copyBits } from '../model/bits.js';
+import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
+import { byteWidth, hasValidity, offsetWidth, type RawArray } from '../model/raw.js';
+import { checkShape } from '../validate/raw-shape.js';
+import { intAt } from '../model/raw-values.js';
+import { childFields, typeToString, type DataType, type Field, type Schema } from '../model/types.js';
+
+// ---- apache-arrow → raw -----------------------------------------------------
+
+/** Bytes [from, from + size) of a typed array, as a view; throws when it is shorter. */
+function region(a: ArrayBufferView | undefined, from: number, size: number, what: string): Uint8Array {
+  if (size === 0) return new Uint8Array(0);
+  if (a === undefined || a.byteLength < from + size) {
+    throw new ArrowCDeviceError(`${what}: expected at least ${from + size} bytes, found ${a?.byteLength ?? 0}`, EINVAL);
+  }
+  return new Uint8Array(a.buffer, a.byteOffset + from, size);
+}
+
+/** Bits [bitOffset, bitOffset + n) of a bitmap, starting at bit 0 (a copy, unused bits cleared). */
+function bits(src: Uint8Array | undefined, bitOffset: number, n: number, what: string): Uint8Array {
+  const out = new Uint8Array(Math.ceil(n / 8));
+  copyBits(src ?? new Uint8Array(0), bitOffset, n, out, 0, what);
+  return out;
+}
+
+/** apache-arrow Data of the given type (the model's) as a raw array with offset 0; buffers are views where they can be. */
+export function fromArrowData(data: arrow.Data, type: DataType, path = 'array'): RawArray {
+  const n = data.length;
+  const nulls = hasValidity(type) ? data.nullCount : 0;
+  const buffers: (Uint8Array | null)[] = [];
+  if (hasValidity(type)) buffers.push(nulls > 0 ? bits(data.nullBitmap, data.offset, n, `${path}.buffers[0]`) : null);
+  let children: RawArray[] = [];
+  let dictionary: RawArray | null = null;
+  const child = (d: arrow.Data, f: Field, i: number) => fromArrowData(d, f.type, `${path}.children[${i}]`);
+
+  switch (type.kind) {
+    case 'null':
+      return { type, length: n, nullCount: n, offset: 0, buffers: [], children: [], dictionary: null };
+    case 'bool':
+      buffers.push(bits(data.values as Uint8Array, data.offset, n, `${path}.buffers[1]`));
+      break;
+    case 'binary': case 'utf8': case 'large_binary': case 'large_utf8': {
+      const { offsets, first, last } = rebasedOffsets(data, n, offsetWidth(type) as 4 | 8, path);
+      buffers.push(offsets, region(data.values, first, last - first, `${path}.buffers[2]`));
+      break;
+    }
+    case 'binary_view': case 'utf8_view': {
+      buffers.push(region(data.values, 0, n * 16, `${path}.buffers[1]`));
+      const sizes = new BigInt64Array(data.variadicBuffers.length);
+      data.variadicBuffers.forEach((b, i) => {
+        buffers.push(b);
+        sizes[i] = BigInt(b.byteLength);
+      });
+      buffers.push(new Uint8Array(sizes.buffer));
+      break;
+    }
+    case 'list': case 'large_list': case 'map': {
+      const { offsets, first, last } = rebasedOffsets(data, n, offsetWidth(type) as 4 | 8, path);
+      buffers.push(offsets);
+      const values = data.children[0];
+      const used = first === 0 && values.length === last ? values : values.slice(first, last - first);
+      children = [child(used, type.kind === 'map' ? type.entries : type.child, 0)];
+      break;
+    }
+    case 'fixed_size_list':
+      children = [child(data.children[0], type.child, 0)];
+      break;
+    case 'struct':
+      children = type.children.map((f, i) => child(data.children[i], f, i));
+      break;
+    case 'union':
+      buffers.push(region(data.typeIds, 0, n, `${path}.buffers[0]`));
+      if (type.mode === 'dense') buffers.push(region(data.valueOffsets, 0, n * 4, `${path}.buffers[1]`));
+      children = type.children.map((f, i) => child(data.children[i], f, i));
+      break;
+    case 'dictionary': {
+      buffers.push(region(data.values, 0, n * byteWidth(type), `${path}.buffers[1]`));
+      const values = data.dictionary;
+      if (values === undefined) throw new ArrowCDeviceError(`${path}: dictionary-encoded data without a dictionary`, EINVAL);
+      if (values.data.length !== 1) {
+        throw new ArrowCDeviceError(`${path}.dictionary: a dictionary of ${values.data.length} chunks (delta dictionaries) is not supported yet`, ENOSYS);
+      }
+      dictionary = fromArrowData(values.data[0], type.valueType, `${path}.dictionary`);
+      break;
+    }
+    case 'list_view': case 'large_list_view': case 'run_end_encoded':
+      throw new ArrowCDeviceError(`${path}: ${typeToString(type)} data cannot come from apache-arrow`, ENOSYS);
+    default:
+      buffers.push(region(data.values, 0, n * byteWidth(type), `${path}.buffers[1]`));
+  }
+  return { type, length: n, nullCount: nulls, offset: 0, buffers, children, dictionary };
+}
+
+/** n + 1 offsets starting at 0: a view when they already do, else a rebased copy. */
+function rebasedOffsets(data: arrow.Data, n: number, width: 4 | 8, path: string): { offsets: Uint8Array; first: number; last: number } {
+  const all = data.valueOffsets as Int32Array | BigInt64Array | undefined;
+  // A zero-length array may come with no offsets (IPC files of Arrow 0.14);
+  // the C interface still wants one.
+  if (n === 0 && (all === undefined || all.length === 0)) return { offsets: new Uint8Array(width), first: 0, last: 0 };
+  if (all === undefined || all.length < n + 1) {
+    throw new ArrowCDeviceError(`${path}.buffers[1]: expected ${n + 1} offsets, found ${all?.length ?? 0}`, EINVAL);
+  }
+  const used = all.subarray(0, n + 1);
+  const first = Number(used[0]);
+  const last = Number(used[n]);
+  if (first === 0) return { offsets: new Uint8Array(used.buffer, used.byteOffset, used.byteLength), first, last };
+  const rebased = used instanceof BigInt64Array
+    ? BigInt64Array.from(used, (v) => v - BigInt(first))
+    : Int32Array.from(used, (v) => v - first);
+  return { offsets: new Uint8Array(rebased.buffer), first, last };
+}
+
+// ---- raw → apache-arrow -----------------------------------------------------
+
+/** Types apache-arrow lacks that an import may convert, when asked to. */
+export type Conversion = 'run_end_encoded' | 'list_view';
+
+/** The type apache-arrow gets for a model type, with the requested conversions applied. */
+export function convertedType(type: DataType, convert: readonly Conversion[]): DataType {
+  const field = (f: Field): Field => ({ ...f, type: convertedType(f.type, convert) });
+  switch (type.kind) {
+    case 'run_end_encoded':
+      return convert.includes('run_end_encoded') ? convertedType(type.values.type, convert) : type;
+    case 'list_view': case 'large_list_view':
+      if (!convert.includes('list_view')) return type;
+      return { kind: type.kind === 'list_view' ? 'list' : 'large_list', child: field(type.child) };
+    case 'list': case 'large_list': case 'fixed_size_list':
+      return { ...type, child: field(type.child) };
+    case 'struct': case 'union':
+      return { ...type, children: type.children.map(field) };
+    case 'map':
+      return { ...type, entries: field(type.entries) };
+    case 'dictionary':
+      return { ...type, valueType: convertedType(type.valueType, convert) };
+    default:
+      return type;
+  }
+}
+
+type TypedArrayCtor = {
+  new (buffer: ArrayBufferLike, byteOffset: number, length: number): ArrayBufferView & ArrayLike<number | bigint>;
+  new (length: number): ArrayBufferView & ArrayLike<number | bigint>;
+  readonly BYTES_PER_ELEMENT: number;
+};
+
+/** A typed array over a raw buffer (no copy); throws when it is not aligned for one. */
+function typed<C extends TypedArrayCtor>(b: Uint8Array | null, Ctor: C, what: string): InstanceType<C> {
+  if (b === null || b.byteLength === 0) return new Ctor(0) as InstanceType<C>;
+  const size = Ctor.BYTES_PER_ELEMENT;
+  if (b.byteOffset % size !== 0) {
+    throw new ArrowCDeviceError(`${what}: address ${b.byteOffset} is not aligned to ${size} bytes, which a ` +
+      'zero-copy view needs; import it in copy mode', EINVAL);
+  }
+  return new Ctor(b.buffer, b.byteOffset, Math.floor(b.byteLength / size)) as InstanceType<C>;
+}
+
+/**
+ * apache-arrow Data for a raw array. Its buffers are used as they are (views
+ * stay views). Types apache-arrow lacks throw unless `convert` names them.
+ * validatedFully: the C validator checked the array at 'full'.
+ */
+export function toArrowData(raw: RawArray, convert: readonly Conversion[] = [], path = 'array', validatedFully = false): arrow.Data {
+  checkConvertible(raw.type, convert, path);
+  // apache-arrow reads later, unchecked: every reference is checked now (the
+  // passes over every slot only when the C validator did not run at 'full').
+  checkShape(raw, path, !validatedFully);
+  return toData(raw, toArrowType(convertedType(raw.type, convert)), convert, path);
+}
+
+/** Throws, naming the way out, for a type apache-arrow lacks that `convert` does not convert. */
+function checkConvertible(type: DataType, convert: readonly Conversion[], path: string): void {
+  if (type.kind === 'run_end_encoded' && !convert.includes('run_end_encoded')) throw notSupported(type, path, 'run_end_encoded', 'into plain values');
+  if ((type.kind === 'list_view' || type.kind === 'large_list_view') && !convert.includes('list_view')) throw notSupported(type, path, 'list_view', 'into a list');
+  if (type.kind === 'dictionary') checkConvertible(type.valueType, convert, `${path}.dictionary`);
+  childFields(type).forEach((f, i) => checkConvertible(f.type, convert, `${path}.children[${i}]`));
+}
+
+function toData(raw: RawArray, arrowType: arrow.DataType, convert: readonly Conversion[], path: string): arrow.Data {
+  const { type, buffers } = raw;
+  const phys = raw.offset + raw.length;
+  const nc = raw.offset > 0 && raw.nullCount !== 0 ? -1 : raw.nullCount;
+  const validity = buffers[0] ?? undefined;
+  const at = (i: number) => `${path}.buffers[${i}]`;
+  const child = (r: RawArray, t: arrow.DataType, i: number) => toData(r, t, convert, `${path}.children[${i}]`);
+  const make = (bufs: Partial<Record<0 | 1 | 2 | 3, ArrayBufferView | undefined>>, children: arrow.Data[] = [],
+    dictionary?: arrow.Vector, variadic?: Uint8Array[]) =>
+    new arrow.Data(arrowType, 0, phys, nc, bufs as never, children, dictionary, variadic);
+  const offsets = (i: number) => {
+    const Ctor = offsetWidth(type) === 8 ? BigInt64Array : Int32Array;
+    const o = typed(buffers[i], Ctor as unknown as TypedArrayCtor, at(i));
+    // A zero-length array may have no offsets: apache-arrow wants one.
+    return o.length === 0 && phys === 0 ? new Ctor(1) : o;
+  };
+
+  let data: arrow.Data;
+  switch (type.kind) {
+    case 'null':
+      data = new arrow.Data(arrowType, 0, phys, phys);
+      break;
+    case 'bool':
+      data = make({ 1: buffers[1] ?? new Uint8Array(0), 2: validity });
+      break;
+    case 'binary': case 'utf8': case 'large_binary': case 'large_utf8':
+      data = make({ 0: offsets(1), 1: buffers[2] ?? new Uint8Array(0), 2: validity });
+      break;
+    case 'binary_view': case 'utf8_view':
+      data = make({ 1: buffers[1] ?? new Uint8Array(0), 2: validity }, [], undefined,
+        buffers.slice(2, -1).map((b) => b ?? new Uint8Array(0)));
+      break;
+    case 'list': case 'large_list': case 'map':
+      data = make({ 0: offsets(1), 2: validity }, [child(raw.children[0], arrowType.children[0].type, 0)]);
+      break;
+    case 'fixed_size_list': case 'struct':
+      data = make({ 2: validity }, raw.children.map((c, i) => child(c, arrowType.children[i].type, i)));
+      break;
+    case 'union':
+      data = make({ 3: typed(buffers[0], Int8Array, at(0)), 0: type.mode === 'dense' ? typed(buffers[1], Int32Array, at(1)) : undefined },
+        raw.children.map((c, i) => child(c, arrowType.children[i].type, i)));
+      break;
+    case 'dictionary': {
+      const dictType = arrowType as arrow.Dictionary;
+      const values = toData(raw.dictionary!, dictType.dictionary, convert, `${path}.dictionary`);
+      data = make({ 1: typed(buffers[1], dictType.indices.ArrayType as unknown as TypedArrayCtor, at(1)), 2: validity }, [], new arrow.Vector([values]));
+      break;
+    }
+    case 'list_view': case 'large_list_view':
+      if (!convert.includes('list_view')) throw notSupported(type, path, 'list_view', 'into a list');
+      return listViewToList(raw, arrowType, convert, path);
+    case 'run_end_encoded':
+      if (!convert.includes('run_end_encoded')) throw notSupported(type, path, 'run_end_encoded', 'into plain values');
+      return expandRuns(raw, arrowType, convert, path);
+    default:
+      data = make({ 1: typed(buffers[1], arrowType.ArrayType as unknown as TypedArrayCtor, at(1)), 2: validity });
+  }
+  return raw.offset > 0 ? data.slice(raw.offset, raw.length) : data;
+}
+
+function notSupported(type: DataType, path: string, conversion: Conversion, what: string): ArrowCDeviceError {
+  return new ArrowCDeviceError(`${path}: ${typeToString(type)} is not supported by apache-arrow; import with ` +
+    `{ convert: ['${conversion}'] } to convert it ${what}, or with importRaw to keep it as it is`, ENOSYS);
+}
+
+/** Builds Data of arrowType from the values of `source` at the given indices (null for a null slot). */
+function gather(arrowType: arrow.DataType, source: arrow.Vector, indices: Iterable<number | null>): arrow.Data {
+  const builder = arrow.makeBuilder({ type: arrowType, nullValues: [null, undefined] });
+  for (const i of indices) builder.append(i === null ? null : source.get(i));
+  return builder.finish().flush();
+}
+
+/** A run-end encoded array as plain values of its values' type (logical slice applied). */
+function expandRuns(raw: RawArray, arrowType: arrow.DataType, convert: readonly Conversion[], path: string): arrow.Data {
+  const [runEnds, values] = raw.children;
+  const width = byteWidth(runEnds.type);
+  const valuesData = toData(values, arrowType, convert, `${path}.children[1]`);
+  const source = new arrow.Vector([valuesData]);
+  function* indices() {
+    let run = 0;
+    for (let i = raw.offset; i < raw.offset + raw.length; i++) {
+      while (intAt(runEnds.buffers[1], width, runEnds.offset + run) <= i) run++;
+      yield run;
+    }
+  }
+  return gather(arrowType, source, indices());
+}
+
+/** A list view as a list: each view's values gathered in order (logical slice applied). */
+function listViewToList(raw: RawArray, arrowType: arrow.DataType, convert: readonly Conversion[], path: string): arrow.Data {
+  const width = offsetWidth(raw.type);
+  const childType = arrowType.children[0].type;
+  const values = new arrow.Vector([toData(raw.children[0], childType, convert, `${path}.children[0]`)]);
+  const valid = (i: number) => raw.buffers[0] === null || ((raw.buffers[0][i >> 3] >> (i & 7)) & 1) === 1;
+  const builder = arrow.makeBuilder({ type: arrowType, nullValues: [null, undefined] });
+  for (let i = raw.offset; i < raw.offset + raw.length; i++) {
+    if (!valid(i)) {
+      builder.append(null);
+      continue;
+    }
+    const start = intAt(raw.buffers[1], width, i);
+    const size = intAt(raw.buffers[2], width, i);
+    builder.append(Array.from({ length: size }, (_, k) => values.get(start + k)));
+  }
+  return builder.finish().flush();
+}
+
+/**
+ * An apache-arrow RecordBatch over a struct Data, made without its
+ * constructor: the constructor's Schema.assign finds every field by name, so
+ * its cost grows with the square of the column count, and it merges columns
+ * of the same name. The result is what the constructor gives for a batch
+ * whose columns all have the batch's length (checked by the tests): the
+ * schema, the data, and empty batch metadata.
+ */
+export function toRecordBatch(schema: arrow.Schema, data: arrow.Data<arrow.Struct>): arrow.RecordBatch {
+  const n = data.length;
+  const sameLength = data.children.every((c) => c.length === n);
+  const body = sameLength ? data : arrow.makeData({
+    type: data.type, length: n, nullCount: 0, children: data.children.map((c) => (c.length === n ? c : c.slice(0, n))),
+  });
+  const batch = Object.create(arrow.RecordBatch.prototype) as { schema: arrow.Schema; data: arrow.Data<arrow.Struct>; _metadata: Map<string, string> };
+  batch.schema = schema;
+  batch.data = body;
+  batch._metadata = new Map();
+  return batch as unknown as arrow.RecordBatch;
+}
+
+/**
+ * An apache-arrow Table of raw record batches (struct arrays of `schema`'s
+ * fields), for a file this library read itself; types apache-arrow lacks
+ * throw as in toArrowData.
+ */
+export function toArrowTable(schema: Schema, batches: readonly RawArray[]): arrow.Table {
+  const arrowSchema = toArrowSchema(schema);
+  return new arrow.Table(arrowSchema, batches.map((b, i) => toRecordBatch(arrowSchema, toArrowData(b, [], `batches[${i}]`) as arrow.Data<arrow.Struct>)));
+}

@@ -1,0 +1,174 @@
+// ArrowSchema.metadata encoding: int32 pair count, then per pair int32 key
+// length, key bytes, int32 value length, value bytes. Integers are native
+// endian, which on wasm (and every host we run on) is little-endian.
+//
+// Keys and values are binary strings (the spec), usually UTF-8. They are
+// JS strings here, as apache-arrow's metadata are, and stay byte-exact both
+// ways with Python's "surrogateescape" (PEP 383): a byte that is not part of
+// a valid UTF-8 sequence (always 0x80..0xFF) becomes the lone surrogate
+// U+DC80..U+DCFF, and encoding turns such a surrogate back into its byte.
+// So any bytes decode and re-encode to themselves; valid UTF-8 decodes as
+// usual, since it never encodes a surrogate.
+
+import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
+import type { Metadata } from './types.js';
+
+const encoder = new TextEncoder();
+// fatal: the fast path; invalid UTF-8 takes the escaping decoder. ignoreBOM: keep a leading BOM.
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const LONE_SURROGATE = /\p{Surrogate}/u;
+const INT32_MAX = 2147483647;
+const ESCAPE_BASE = 0xdc00;
+
+function encodeString(s: string, what: string): Uint8Array {
+  if (!LONE_SURROGATE.test(s)) return encoder.encode(s);
+  const out: number[] = [];
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (c >= 0xdc80 && c <= 0xdcff) {
+      out.push(c - ESCAPE_BASE);
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      // TextEncoder would silently turn it into U+FFFD.
+      throw new ArrowCDeviceError(`metadata ${what}: not well-formed UTF-16 (lone surrogate U+${c.toString(16).toUpperCase()}, ` +
+        'only U+DC80..U+DCFF stand for bytes)');
+    } else {
+      out.push(...encoder.encode(ch));
+    }
+  }
+  return Uint8Array.from(out);
+}
+
+/** The length of the valid UTF-8 sequence at b[i] (RFC 3629, as csrc/utf8.c), or 0. */
+function sequenceLength(b: Uint8Array, i: number, end: number): number {
+  const c = b[i];
+  if (c < 0x80) return 1;
+  let n: number;
+  let lo = 0x80;
+  let hi = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c === 0xe0) lo = 0xa0;
+    if (c === 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c === 0xf0) lo = 0x90;
+    if (c === 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (end - i < n || b[i + 1] < lo || b[i + 1] > hi) return 0;
+  for (let k = 2; k < n; k++) if (b[i + k] < 0x80 || b[i + k] > 0xbf) return 0;
+  return n;
+}
+
+/** Bytes as a string, every byte outside a valid UTF-8 sequence as U+DC80..U+DCFF. */
+export function decodeEscaped(b: Uint8Array): string {
+  let out = '';
+  let run = 0;
+  for (let i = 0; i < b.length;) {
+    const n = sequenceLength(b, i, b.length);
+    if (n > 0) {
+      i += n;
+      continue;
+    }
+    out += decoder.decode(b.subarray(run, i)) + String.fromCharCode(ESCAPE_BASE + b[i]);
+    run = ++i;
+  }
+  return out + decoder.decode(b.subarray(run));
+}
+
+/**
+ * Encodes metadata for ArrowSchema.metadata. null means "no metadata" and
+ * gives null (a NULL pointer in C); an empty map gives a 4-byte zero count.
+ */
+export function encodeMetadata(m: Metadata | null | undefined): Uint8Array | null {
+  if (m == null) return null;
+  const pairs: Uint8Array[] = [];
+  let i = 0;
+  for (const [key, value] of m) {
+    pairs.push(encodeString(key, `key ${i}`), encodeString(value, `value ${i} (key '${key}')`));
+    i++;
+  }
+  const size = pairs.reduce((n, p) => n + 4 + p.length, 4);
+  if (size > INT32_MAX) throw new ArrowCDeviceError(`metadata: ${size} bytes exceed the int32 limit`);
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  view.setInt32(0, m.size, true);
+  let offset = 4;
+  for (const p of pairs) {
+    view.setInt32(offset, p.length, true);
+    out.set(p, offset + 4);
+    offset += 4 + p.length;
+  }
+  return out;
+}
+
+/**
+ * Decodes ArrowSchema.metadata bytes (invalid UTF-8 escaped, see above).
+ * Bytes after the last pair are ignored,
+ * so a view running past the end of the encoding is fine. Duplicate keys:
+ * the last value wins. Throws ArrowCDeviceError (EINVAL) naming the key or
+ * value and the byte offset when the bytes are malformed.
+ */
+export function decodeMetadata(bytes: Uint8Array): Metadata {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // TextDecoder refuses views of shared memory (threaded wasm), so copy those.
+  const shared = typeof SharedArrayBuffer !== 'undefined' && bytes.buffer instanceof SharedArrayBuffer;
+  let offset = 0;
+
+  const readInt32 = (what: string): number => {
+    if (offset + 4 > bytes.length) {
+      throw new ArrowCDeviceError(`metadata ${what} at byte offset ${offset}: expected a 4-byte length, found ${bytes.length - offset} bytes left`);
+    }
+    const n = view.getInt32(offset, true);
+    if (n < 0) throw new ArrowCDeviceError(`metadata ${what} at byte offset ${offset}: expected a non-negative length, found ${n}`);
+    offset += 4;
+    return n;
+  };
+  const readString = (what: string): string => {
+    const at = offset;
+    const length = readInt32(what);
+    const end = offset + length;
+    if (end > bytes.length) {
+      throw new ArrowCDeviceError(`metadata ${what} at byte offset ${at}: length ${length} runs past the end (${bytes.length - offset} bytes left)`);
+    }
+    const b = shared ? bytes.slice(offset, end) : bytes.subarray(offset, end);
+    let s: string;
+    try {
+      s = decoder.decode(b);
+    } catch {
+      s = decodeEscaped(b);
+    }
+    offset = end;
+    return s;
+  };
+
+  const count = readInt32('pair count');
+  const result = new Map<string, string>();
+  for (let i = 0; i < count; i++) {
+    const key = readString(`key ${i}`);
+    result.set(key, readString(`value ${i} (key '${key}')`));
+  }
+  return result;
+}
+
+/**
+ * Decodes the metadata at `address` of a memory (a pointer read from a
+ * struct), naming `what` in every error: an address outside the memory is the
+ * library's error, not a RangeError of the view over it.
+ */
+export function decodeMetadataAt(memory: ArrayBufferLike, address: number, what: string): Metadata {
+  const limit = memory.byteLength;
+  const countBytes = Int32Array.BYTES_PER_ELEMENT; // the pair count, read first
+  if (!Number.isSafeInteger(address) || address <= 0 || address + countBytes > limit) {
+    throw new ArrowCDeviceError(`${what}: address ${address} (+${countBytes} bytes) is outside the memory of ${limit} bytes`, EINVAL);
+  }
+  try {
+    return decodeMetadata(new Uint8Array(memory, address));
+  } catch (e) {
+    if (e instanceof ArrowCDeviceError) throw new ArrowCDeviceError(`${what}: ${e.message}`, e.code);
+    throw e;
+  }
+}

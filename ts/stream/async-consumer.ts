@@ -1,0 +1,421 @@
+// The async device stream's TypeScript consumer: a handler whose tasks come
+// out as an AsyncIterable or a ReadableStream, with back-pressure
+// (request(window) from on_schema, then request(1) per batch taken) and
+// extract_data called exactly once per task (NULL when the data is not
+// wanted).
+
+import type * as arrow from 'apache-arrow';
+import type { ArrowCDevice, ImportedSchema, Imported } from '../api.js';
+import { toArrowSchema } from '../arrow-js/arrow-types.js';
+import type { Core } from '../abi/core.js';
+import { ArrowCDeviceError, EINVAL, EIO, errnoName } from '../abi/errors.js';
+import { decodeMetadataAt } from '../model/metadata.js';
+import { disposeHandler, makeHandler } from './async-structs.js';
+import { failure, streamRuntime } from './runtime.js';
+import type { StreamImportOptions } from './pull.js';
+import type { Metadata } from '../model/types.js';
+
+// WASI numbering, as in errors.ts: on_schema's answer after cancel.
+const ECANCELED = 11;
+
+export interface AsyncConsumerOptions extends StreamImportOptions {
+  /** How many batches may be requested ahead of the ones taken (default 4). */
+  window?: number;
+}
+
+interface QueuedTask {
+  task: number;
+  metadata: Metadata | null;
+}
+
+/** One batch as it came: with the metadata of its on_next_task call. */
+export interface AsyncBatch {
+  batch: arrow.RecordBatch;
+  metadata: Metadata | null;
+}
+
+/**
+ * A consumer of the async device stream: `handler` is the struct to give to
+ * a producer. Batches come out of [Symbol.asyncIterator], entries() or
+ * readable(). The handler is freed when the producer releases it; `done`
+ * resolves then. Leaving a loop early cancels the producer; tasks that still
+ * arrive are extracted with NULL. Cancelled before on_schema (the producer
+ * cannot be called yet), the consumer answers on_schema with ECANCELED: the
+ * spec's way to refuse a stream, after which the producer calls release only.
+ * In view mode the batches stay valid until release().
+ */
+export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
+  readonly handler: number;
+  readonly done: Promise<void>;
+  /** The stream's schema, once on_schema came. */
+  schema: arrow.Schema | null = null;
+  /** The producer's additional_metadata (copied in on_schema). */
+  additionalMetadata: Metadata | null = null;
+  /** The producer's device type (from on_schema). */
+  deviceType = 0;
+  /** The sum of the n this consumer gave to request, and how many calls it made. */
+  requested = 0n;
+  requestCalls = 0;
+  private readonly core: Core;
+  private imported: ImportedSchema | null = null;
+  private producer = 0;
+  private readonly queue: QueuedTask[] = [];
+  private error: ArrowCDeviceError | null = null;
+  private errorThrown = false;
+  private ended = false;
+  private released = false;
+  private cancelled = false;
+  private readonly handles: Imported<arrow.RecordBatch>[] = [];
+  private wake: (() => void) | null = null;
+  private resolveDone!: () => void;
+  private readonly window: bigint;
+  private readonly importOptions: StreamImportOptions;
+  private taken = 0;
+
+  constructor(private readonly acd: ArrowCDevice, options: AsyncConsumerOptions = {}) {
+    this.core = acd.core;
+    const { window: _window, ...importOptions } = options;
+    this.importOptions = importOptions;
+    const window = options.window ?? 4;
+    if (!Number.isSafeInteger(window) || window <= 0) throw new ArrowCDeviceError(`window: expected an integer > 0, found ${window}`, EINVAL);
+    this.window = BigInt(window);
+    this.done = new Promise((r) => { this.resolveDone = r; });
+    this.handler = makeHandler(this.core, {
+      onSchema: (schema) => this.onSchema(schema),
+      onNextTask: (task, metadata) => this.onNextTask(task, metadata),
+      onError: (code, message, metadata) => this.onError(code, message, metadata),
+      release: () => this.onRelease(),
+    });
+  }
+
+  /** Whether the producer released the handler (nothing more will come). */
+  get isReleased(): boolean {
+    return this.released;
+  }
+
+  // ---- the handler's callbacks (called by the producer) ----
+
+  private onSchema(schema: number): number {
+    const core = this.core;
+    if (this.cancelled) {
+      core.schemaRelease(schema); // ours even when refused
+      return ECANCELED;
+    }
+    if (this.imported !== null || this.error !== null) {
+      core.schemaRelease(schema);
+      return this.failLocally(new ArrowCDeviceError('on_schema: called a second time', EINVAL));
+    }
+    this.producer = core.structs.ptr('ArrowAsyncDeviceStreamHandler', this.handler, 'producer');
+    if (this.producer === 0) {
+      core.schemaRelease(schema);
+      return this.failLocally(new ArrowCDeviceError('on_schema: the producer member is NULL', EINVAL));
+    }
+    try {
+      this.imported = this.acd.importSchema(schema); // moved: ours now
+      this.schema = toArrowSchema(this.imported.schema);
+      this.deviceType = core.structs.i32('ArrowAsyncProducer', this.producer, 'device_type');
+      const metadata = core.structs.ptr('ArrowAsyncProducer', this.producer, 'additional_metadata');
+      this.additionalMetadata = metadata === 0 ? null : decodeMetadataAt(core.memory.buffer, metadata, 'producer.additional_metadata');
+    } catch (e) {
+      core.schemaRelease(schema); // ours even when we fail (a NOP once moved)
+      this.imported?.release();
+      this.imported = null;
+      const f = failure(e);
+      return this.failLocally(new ArrowCDeviceError(`on_schema: ${f.message}`, f.code));
+    }
+    this.request(this.window); // valid from inside on_schema
+    this.notify();
+    return 0;
+  }
+
+  private onNextTask(task: number, metadata: number): number {
+    const core = this.core;
+    if (task === 0) {
+      this.ended = true;
+      this.notify();
+      return 0;
+    }
+    if (this.cancelled || this.error !== null) {
+      this.discard(task); // not wanted: the producer cleans up
+      return 0;
+    }
+    // The task struct is only valid during this call: keep a copy.
+    const size = core.structs.size('ArrowAsyncTask');
+    try {
+      core.structs.checkRange(task, size, 'on_next_task: task'); // copyWithin would clamp silently
+    } catch (e) {
+      return this.failLocally(e as ArrowCDeviceError);
+    }
+    const copy = core.alloc(size);
+    core.bytes.copyWithin(copy, task, task + size);
+    let decoded: Metadata | null = null;
+    if (metadata !== 0) {
+      try {
+        decoded = decodeMetadataAt(core.memory.buffer, metadata, 'metadata');
+      } catch (e) {
+        this.discard(copy);
+        core.free(copy);
+        const f = failure(e);
+        return this.failLocally(new ArrowCDeviceError(`on_next_task: ${f.message}`, f.code));
+      }
+    }
+    this.queue.push({ task: copy, metadata: decoded });
+    this.notify();
+    return 0;
+  }
+
+  private onError(code: number, message: number, _metadata: number): void {
+    // Copied now: only valid during this call. No producer method is called here.
+    const text = message === 0 ? `error ${code} from the producer, with no message` : this.core.structs.cString(message, 'on_error message');
+    this.error ??= new ArrowCDeviceError(text, code === 0 ? EIO : code);
+    this.notify();
+  }
+
+  private onRelease(): void {
+    this.released = true;
+    this.producer = 0; // no producer call after this
+    // Tasks that came before an error are still delivered; after cancel, none.
+    if (this.cancelled) this.discardQueue();
+    this.notify();
+    this.resolveDone();
+  }
+
+  // ---- helpers ----
+
+  private failLocally(error: ArrowCDeviceError): number {
+    this.error ??= error;
+    this.notify();
+    return error.code;
+  }
+
+  private request(n: bigint): void {
+    if (this.producer === 0 || this.released || this.ended || this.cancelled) return;
+    this.requested += n;
+    this.requestCalls++;
+    const producer = this.producer;
+    try {
+      this.foreign('request', () => this.core.stream.asyncProducerCallRequest(producer, Number(n)));
+    } catch (e) {
+      // The stream's error (never thrown: on_schema and next() go on), and the producer is told.
+      this.error ??= e as ArrowCDeviceError;
+      this.cancel();
+    }
+  }
+
+  /**
+   * Calls the producer's side; what it throws (a trap, a foreign exception)
+   * becomes an ArrowCDeviceError naming the callback.
+   */
+  private foreign<T>(what: string, f: () => T): T {
+    try {
+      return this.core.unwinding(f);
+    } catch (e) {
+      if (e instanceof ArrowCDeviceError) throw e;
+      throw new ArrowCDeviceError(`${what}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`, EIO);
+    }
+  }
+
+  /** Extracts a task with NULL; a failure is the stream's error, never thrown. */
+  private discard(task: number): void {
+    try {
+      this.foreign('extract_data', () => this.core.stream.asyncTaskCallExtractData(task, 0));
+    } catch (e) {
+      this.error ??= e as ArrowCDeviceError;
+    }
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  private discardQueue(): void {
+    for (const { task } of this.queue.splice(0)) {
+      this.discard(task);
+      this.core.free(task);
+    }
+  }
+
+  /**
+   * Asks the producer to stop; batches still arriving are extracted with
+   * NULL. Before on_schema, the producer is told by on_schema's ECANCELED.
+   * Idempotent; never throws (a failure of the producer's cancel is the
+   * stream's error).
+   */
+  cancel(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.discardQueue();
+    const producer = this.producer;
+    if (producer !== 0 && !this.released && !this.ended) {
+      try {
+        this.foreign('cancel', () => this.core.stream.asyncProducerCallCancel(producer));
+      } catch (e) {
+        this.error ??= e as ArrowCDeviceError;
+      }
+    }
+    this.notify();
+  }
+
+  /** Extracts, checks and imports one queued task. */
+  private take(entry: QueuedTask): AsyncBatch {
+    const core = this.core;
+    const out = core.alloc(core.structs.size('ArrowDeviceArray'));
+    try {
+      const rt = streamRuntime(core);
+      rt.lastRefusal = '';
+      let code: number;
+      try {
+        code = this.foreign('extract_data', () => core.stream.asyncTaskCallExtractData(entry.task, out));
+      } finally {
+        core.free(entry.task);
+      }
+      if (code !== 0) {
+        // A task made here says why it refused (a stale copy); a foreign one
+        // cannot; the trampoline says why it did not call extract_data at all.
+        const refused = rt.lastRefusal !== '' ? rt.lastRefusal : core.stream.streamLastError();
+        const why = refused === '' ? '' : `: ${refused}`;
+        throw new ArrowCDeviceError(`extract_data returned ${code} (${errnoName(code)})${why}`, code);
+      }
+      const arrayAt = out + core.structs.offsetOf('ArrowDeviceArray', 'array');
+      if (core.structs.ptr('ArrowArray', arrayAt, 'release') === 0) {
+        throw new ArrowCDeviceError('extract_data returned 0 and a released array', EINVAL);
+      }
+      const type = core.structs.i32('ArrowDeviceArray', out, 'device_type');
+      if (type !== this.deviceType) {
+        core.arrayRelease(arrayAt);
+        throw new ArrowCDeviceError(`device_type: expected ${this.deviceType} (the producer's), found ${type}`, EINVAL);
+      }
+      let h: Imported<arrow.RecordBatch>;
+      try {
+        h = this.acd.importDeviceBatch(this.importedSchema(), out, this.importOptions);
+      } catch (e) {
+        core.arrayRelease(arrayAt); // the import moved nothing: still ours
+        throw e;
+      }
+      if ((this.importOptions.mode ?? 'copy') === 'view') this.handles.push(h);
+      return { batch: h.value, metadata: entry.metadata };
+    } finally {
+      core.free(out);
+    }
+  }
+
+  private importedSchema(): ImportedSchema {
+    if (this.imported === null || this.imported.released) {
+      throw new ArrowCDeviceError('on_next_task before on_schema', EINVAL);
+    }
+    return this.imported;
+  }
+
+  private async nextEntry(): Promise<IteratorResult<AsyncBatch, undefined>> {
+    for (;;) {
+      const entry = this.queue.shift();
+      if (entry !== undefined) {
+        if (this.cancelled) {
+          this.discard(entry.task);
+          this.core.free(entry.task);
+          continue;
+        }
+        let value: AsyncBatch;
+        try {
+          value = this.take(entry);
+        } catch (e) {
+          const f = failure(e);
+          this.error ??= new ArrowCDeviceError(`batch ${this.taken}: ${f.message}`, f.code);
+          this.cancel();
+          continue;
+        }
+        this.taken++;
+        this.request(1n); // back-pressure: one more for the one taken
+        return { done: false, value };
+      }
+      // Nothing queued: the schema is not needed any more once nothing can come.
+      if (this.error !== null && !this.errorThrown) {
+        this.errorThrown = true;
+        this.releaseSchema();
+        throw this.error;
+      }
+      if (this.ended || this.released || this.error !== null || this.cancelled) {
+        this.releaseSchema();
+        return { done: true, value: undefined };
+      }
+      await new Promise<void>((resolve) => { this.wake = resolve; });
+    }
+  }
+
+  /** Batches with the metadata of their on_next_task call. */
+  entries(): AsyncIterableIterator<AsyncBatch> {
+    const it: AsyncIterableIterator<AsyncBatch> = {
+      next: () => this.nextEntry(),
+      return: async () => {
+        this.cancel();
+        return { done: true, value: undefined };
+      },
+      [Symbol.asyncIterator]: () => it,
+    };
+    return it;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<arrow.RecordBatch, undefined> {
+    const entries = this.entries();
+    return {
+      next: async () => {
+        const r = await entries.next();
+        return r.done ? { done: true, value: undefined } : { done: false, value: r.value.batch };
+      },
+      return: async () => {
+        this.cancel();
+        return { done: true, value: undefined };
+      },
+    };
+  }
+
+  /** The batches as a WHATWG ReadableStream (pulled one at a time: back-pressure holds). */
+  readable(): ReadableStream<arrow.RecordBatch> {
+    const it = this[Symbol.asyncIterator]();
+    return new ReadableStream<arrow.RecordBatch>({
+      pull: async (controller) => {
+        const r = await it.next();
+        if (r.done) controller.close();
+        else controller.enqueue(r.value);
+      },
+      cancel: async () => {
+        await it.return?.();
+      },
+    }, { highWaterMark: 0 });
+  }
+
+  /** Every batch (throws the producer's error). */
+  async readAll(): Promise<arrow.RecordBatch[]> {
+    const out: arrow.RecordBatch[] = [];
+    for await (const b of this) out.push(b);
+    return out;
+  }
+
+  private releaseSchema(): void {
+    this.imported?.release();
+    this.imported = null;
+  }
+
+  /**
+   * Cancels the producer when it is still going, drops the batches not taken
+   * (extracted with NULL), releases view-mode batches and the schema, and
+   * frees the handler when no producer holds it. A producer holds it from
+   * setting handler->producer (the spec requires that before its first call
+   * other than release; produceAsync and startCAsyncProducer do it before
+   * they return) until its release, which then frees it: a producer that
+   * sets the member later must not be raced by this call.
+   */
+  release(): void {
+    const unused = !this.released && this.core.structs.ptr('ArrowAsyncDeviceStreamHandler', this.handler, 'producer') === 0;
+    this.cancel();
+    for (const h of this.handles.splice(0)) h.release();
+    this.releaseSchema();
+    if (unused) {
+      disposeHandler(this.core, this.handler);
+      this.released = true;
+      this.resolveDone();
+    }
+  }
+}

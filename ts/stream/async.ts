@@ -1,0 +1,348 @@
+// The async device stream (ArrowAsyncDeviceStreamHandler, ArrowAsyncProducer,
+// ArrowAsyncTask; experimental in the spec), produced in TypeScript:
+// produceAsync makes an async iterable or ReadableStream of batches drive any
+// consumer's handler: on_schema first, on_next_task only within the credit
+// given by request(n) and never from inside request (the work runs from a
+// microtask), on_next_task(NULL) at the end, on_error then release on a
+// failure, release only after cancel. The consumer is in
+// stream-async-consumer.ts, the low-level structs in stream-async-structs.ts,
+// the C producer and consumer in stream-c.ts; all are re-exported here.
+
+import * as arrow from 'apache-arrow';
+import type { ArrowCDevice } from '../api.js';
+import type { Core } from '../abi/core.js';
+import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
+import { writeSchema } from '../arrow-js/export.js';
+import { encodeMetadata } from '../model/metadata.js';
+import { freeProducer, makeProducer, makeTask } from './async-structs.js';
+import { batchField, checkBatch, schemaField, sourceSchema, streamDevice, writeDeviceBatch, type Device, type DeviceSpec } from './batches.js';
+import { failure, streamRuntime, type ProducerCallbacks, type StreamRuntime } from './runtime.js';
+import type { Field, Metadata } from '../model/types.js';
+
+export { AsyncStreamConsumer, type AsyncBatch, type AsyncConsumerOptions } from './async-consumer.js';
+export { disposeHandler, freeProducer, makeHandler, makeProducer, makeTask } from './async-structs.js';
+export { CAsyncConsumer, startCAsyncProducer, type CAsyncConsumerOptions } from './c-backed.js';
+
+export type AsyncBatchSource =
+  | arrow.Table
+  | arrow.RecordBatchReader
+  | Iterable<arrow.RecordBatch>
+  | AsyncIterable<arrow.RecordBatch>
+  | ReadableStream<arrow.RecordBatch>;
+
+// ---- producing ----------------------------------------------------------------------------
+
+export interface ProduceAsyncOptions {
+  /** The stream's schema; by default the first batch's (or the source's when it has none). */
+  schema?: arrow.Schema;
+  /** Where the batches are exported ('cpu' by default, 'cuda:1', { type: 'rocm', id: 2 }, ...). */
+  device?: DeviceSpec | Device;
+  /** ArrowAsyncProducer.additional_metadata (valid until the handler is released). */
+  additionalMetadata?: Metadata | null;
+  /** The metadata passed with each on_next_task (valid during the call only). */
+  taskMetadata?: (batch: arrow.RecordBatch, index: number) => Metadata | null;
+}
+
+/** What a producer did, for tests and summaries. */
+export interface ProducerStats {
+  requested: bigint;
+  tasks: number;
+  extracted: number;
+  discarded: number;
+  cancelled: boolean;
+  /** The error reported with on_error, if any. */
+  error: ArrowCDeviceError | null;
+}
+
+function asyncIteratorOf(source: AsyncBatchSource): AsyncIterator<arrow.RecordBatch> {
+  if (source instanceof arrow.Table) return toAsync(source.batches[Symbol.iterator]());
+  if (typeof ReadableStream !== 'undefined' && source instanceof ReadableStream) {
+    const reader = source.getReader();
+    return {
+      next: async () => {
+        const r = await reader.read();
+        return r.done ? { done: true, value: undefined } : { done: false, value: r.value };
+      },
+      return: async () => {
+        await reader.cancel();
+        reader.releaseLock();
+        return { done: true, value: undefined };
+      },
+    };
+  }
+  const s = source as Partial<AsyncIterable<arrow.RecordBatch> & Iterable<arrow.RecordBatch>>;
+  if (typeof s[Symbol.asyncIterator] === 'function') return s[Symbol.asyncIterator]!();
+  if (typeof s[Symbol.iterator] === 'function') return toAsync(s[Symbol.iterator]!());
+  throw new ArrowCDeviceError('source: expected a Table, a RecordBatchReader, a ReadableStream or an (async) iterable of RecordBatches', EINVAL);
+}
+
+function toAsync<T>(it: Iterator<T>): AsyncIterator<T> {
+  return {
+    next: async () => it.next(),
+    return: async () => it.return?.() ?? { done: true, value: undefined },
+  };
+}
+
+/**
+ * Drives the consumer's handler at `handler` from source. Before returning it
+ * sets handler->producer; everything else happens later, from microtasks.
+ * The returned promise resolves once the handler was released (with the
+ * producer's stats); it does not reject: failures go to on_error, and so
+ * does what a handler callback throws (a trap, a foreign exception: named
+ * after the callback; after on_error, release only). Throws
+ * (touching nothing) when source or options are not usable. The consumer
+ * owns the handler throughout; the producer owns the ArrowAsyncProducer and
+ * frees it after calling the handler's release.
+ */
+export function produceAsync(acd: ArrowCDevice, handler: number, source: AsyncBatchSource, options: ProduceAsyncOptions = {}): { done: Promise<ProducerStats>; stats: ProducerStats } {
+  const p = new AsyncProducer(acd, handler, source, options);
+  return { done: p.done, stats: p.stats };
+}
+
+class AsyncProducer implements ProducerCallbacks {
+  readonly stats: ProducerStats = { requested: 0n, tasks: 0, extracted: 0, discarded: 0, cancelled: false, error: null };
+  readonly done: Promise<ProducerStats>;
+  private resolve!: (s: ProducerStats) => void;
+  private readonly core: Core;
+  private readonly rt: StreamRuntime;
+  private readonly device: Device;
+  private readonly producer: number;
+  private iterator: AsyncIterator<arrow.RecordBatch> | null = null;
+  private field: Field | null = null;
+  private first: arrow.RecordBatch | null = null;
+  private credit = 0n;
+  private pendingError: ArrowCDeviceError | null = null;
+  private running = false;
+  private finished = false;
+  private index = 0;
+  /** The handler callback called last (on_error: a throw is followed by release only). */
+  private lastCall: 'on_schema' | 'on_next_task' | 'on_error' | 'release' | null = null;
+
+  constructor(private readonly acd: ArrowCDevice, private readonly handler: number, private readonly source: AsyncBatchSource,
+    private readonly options: ProduceAsyncOptions) {
+    this.core = acd.core;
+    this.rt = streamRuntime(this.core);
+    this.done = new Promise((r) => { this.resolve = r; });
+    this.core.structs.checkRange(handler, this.core.structs.size('ArrowAsyncDeviceStreamHandler'), 'handler');
+    this.device = streamDevice(options.device);
+    this.iterator = asyncIteratorOf(source); // a bad source throws here, before the handler is touched
+    this.producer = makeProducer(this.core, this.device.type, options.additionalMetadata ?? null, this);
+    // Populated before any callback, as the spec requires.
+    this.core.structs.setPtr('ArrowAsyncDeviceStreamHandler', handler, 'producer', this.producer);
+    this.schedule();
+  }
+
+  // request and cancel only record and schedule: they never call the handler.
+  request(n: bigint): void {
+    if (this.stats.cancelled || this.finished) return; // a NOP after cancel
+    if (n <= 0n) {
+      this.pendingError ??= new ArrowCDeviceError(`request: n must be > 0, found ${n}`, EINVAL);
+    } else {
+      this.stats.requested += n;
+      this.credit += n;
+    }
+    this.schedule();
+  }
+
+  cancel(): void {
+    if (this.stats.cancelled) return;
+    this.stats.cancelled = true;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.running || this.finished) return;
+    this.running = true;
+    // Nothing leaves this microtask: run() reports to the handler, and what
+    // even that cannot report ends the stream here.
+    queueMicrotask(() => {
+      this.run().catch((e: unknown) => {
+        this.rt.noteUncaught(e);
+        this.stats.error ??= new ArrowCDeviceError(failure(e).message, EIO);
+        this.finished = true;
+        this.resolve(this.stats);
+      });
+    });
+  }
+
+  /** Calls the handler's callback `name`; a throw (a trap, a foreign exception) names it. */
+  private call<T>(name: 'on_schema' | 'on_next_task' | 'on_error' | 'release', f: () => T): T {
+    this.lastCall = name;
+    try {
+      return this.core.unwinding(f);
+    } catch (e) {
+      if (e instanceof ArrowCDeviceError) throw e;
+      throw new ArrowCDeviceError(`${name}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`, EIO);
+    }
+  }
+
+  private async run(): Promise<void> {
+    try {
+      if (this.field === null) {
+        if (!(await this.sendSchema())) return;
+      }
+      while (!this.finished) {
+        if (this.pendingError !== null) return this.fail(this.pendingError);
+        if (this.stats.cancelled) return this.finish(); // no on_error after cancel
+        if (this.credit <= 0n) return; // idle until request
+        const batch = await this.take();
+        if (this.finished) return;
+        if (this.stats.cancelled) return this.finish();
+        this.credit--;
+        if (batch === null) {
+          this.call('on_next_task', () => this.core.stream.asyncHandlerCallOnNextTask(this.handler, 0, 0));
+          return this.finish();
+        }
+        if (!this.sendTask(batch)) return;
+      }
+    } catch (e) {
+      const f = failure(e);
+      const error = new ArrowCDeviceError(f.message, f.code === 0 ? EIO : f.code);
+      try {
+        if (this.finished) {
+          this.stats.error ??= error; // release threw: nothing more to call
+        } else if (this.lastCall === 'on_error') {
+          this.stats.error ??= error;
+          this.finish(); // on_error threw: release is still the last call
+        } else {
+          this.fail(error);
+        }
+      } catch (again) {
+        // The handler failed again: give up on it.
+        this.stats.error ??= new ArrowCDeviceError(failure(again).message, EIO);
+        this.abandon();
+      }
+    } finally {
+      this.running = false;
+      // Work that arrived while a batch was awaited.
+      if (!this.finished && (this.pendingError !== null || this.stats.cancelled || this.credit > 0n)) this.schedule();
+    }
+  }
+
+  private async sendSchema(): Promise<boolean> {
+    const known = this.options.schema ?? (this.source instanceof arrow.RecordBatchReader ? undefined : sourceSchema(this.source));
+    if (this.options.schema === undefined) {
+      const r = await this.iterator!.next();
+      this.first = r.done ? null : r.value;
+    }
+    const readerSchema = this.source instanceof arrow.RecordBatchReader ? this.source.schema ?? undefined : undefined;
+    const schema = known ?? readerSchema;
+    if (this.first === null && schema === undefined) {
+      this.fail(new ArrowCDeviceError('source: it has no batch and no schema; pass options.schema', EINVAL));
+      return false;
+    }
+    this.field = this.first !== null ? batchField(this.first) : schemaField(schema!);
+    const core = this.core;
+    const ptr = core.alloc(core.structs.size('ArrowSchema'));
+    let code: number;
+    try {
+      writeSchema(core, ptr, this.field);
+      code = this.call('on_schema', () => core.stream.asyncHandlerCallOnSchema(this.handler, ptr));
+    } finally {
+      core.schemaRelease(ptr); // the consumer moved it out; release whatever is left
+      core.free(ptr);
+    }
+    if (code !== 0) {
+      this.finish(); // a consumer's failure: release only
+      return false;
+    }
+    return true;
+  }
+
+  private async take(): Promise<arrow.RecordBatch | null> {
+    if (this.first !== null) {
+      const b = this.first;
+      this.first = null;
+      return b;
+    }
+    const r = await this.iterator!.next();
+    if (r.done) {
+      this.iterator = null; // exhausted: nothing to close
+      return null;
+    }
+    return r.value;
+  }
+
+  /** Exports batch into a task and hands it over; false when the stream is over. */
+  private sendTask(batch: arrow.RecordBatch): boolean {
+    const core = this.core;
+    try {
+      checkBatch(this.field!, batch);
+    } catch (e) {
+      const f = failure(e);
+      throw new ArrowCDeviceError(`batch ${this.index}: ${f.message}`, f.code);
+    }
+    const data = core.alloc(core.structs.size('ArrowDeviceArray'));
+    try {
+      writeDeviceBatch(this.acd, data, batch, this.field!, this.device);
+    } catch (e) {
+      core.free(data);
+      throw e;
+    }
+    const task = makeTask(core, data, (wanted: boolean) => { if (wanted) this.stats.extracted++; else this.stats.discarded++; });
+    const metadata = this.rt.bytesCopy(encodeMetadata(this.options.taskMetadata?.(batch, this.index) ?? null));
+    this.index++;
+    this.stats.tasks++;
+    let code: number;
+    try {
+      code = this.call('on_next_task', () => core.stream.asyncHandlerCallOnNextTask(this.handler, task, metadata));
+    } catch (e) {
+      // It threw before taking the task: drop it (a copy it kept now gives EINVAL).
+      if (this.rt.owns('task', task)) core.stream.asyncTaskCallExtractData(task, 0);
+      throw e;
+    } finally {
+      // Valid during the call only: a consumer that keeps the task copied it.
+      core.free(task);
+      if (metadata !== 0) core.free(metadata);
+    }
+    if (code !== 0) {
+      this.finish();
+      return false;
+    }
+    return true;
+  }
+
+  private fail(error: ArrowCDeviceError): void {
+    if (this.finished) return;
+    this.stats.error = error;
+    const message = this.rt.cString(error.message);
+    try {
+      this.call('on_error', () => this.core.stream.asyncHandlerCallOnError(this.handler, error.code, message, 0));
+    } finally {
+      this.core.free(message);
+    }
+    this.finish();
+  }
+
+  /** release is the last call on the handler; the producer struct goes after it. */
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    try {
+      this.call('release', () => this.core.stream.asyncHandlerCallRelease(this.handler));
+    } finally {
+      this.cleanUp();
+    }
+  }
+
+  /** Stops without calling the handler again (it failed). */
+  private abandon(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.cleanUp();
+  }
+
+  private cleanUp(): void {
+    freeProducer(this.core, this.producer);
+    const iterator = this.iterator;
+    this.iterator = null;
+    let closing: Promise<unknown> | null = null;
+    try {
+      if (iterator?.return !== undefined) closing = Promise.resolve(iterator.return());
+    } catch {
+      // The source failed to close: the stream is over all the same.
+    }
+    if (closing === null) this.resolve(this.stats);
+    else closing.then(() => this.resolve(this.stats), () => this.resolve(this.stats));
+  }
+}

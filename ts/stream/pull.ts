@@ -1,0 +1,384 @@
+// Pull streams (the C Stream Interface's ArrowArrayStream and the C Device
+// Stream Interface's ArrowDeviceArrayStream), both directions:
+//  - produced from apache-arrow batches (a Table, a RecordBatchReader, an
+//    array or any sync iterable), lazily: get_next pulls the next batch;
+//  - consumed from any stream in wasm memory (ours, the C core's, another
+//    module's) as a RecordBatchReader-like iterable, sync and async;
+// The C core's producer and consumer are in stream-c.ts.
+
+import * as arrow from 'apache-arrow';
+import type { ArrowCDevice, ImportedSchema, ImportOptions, Imported } from '../api.js';
+import { toArrowSchema } from '../arrow-js/arrow-types.js';
+import type { Core } from '../abi/core.js';
+import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
+import { writeSchema } from '../arrow-js/export.js';
+import { constants } from '../generated/layout.js';
+import { Handle } from '../abi/handles.js';
+import {
+  batchField, checkBatch, CPU, markEnd, schemaField, sourceSchema, streamDevice, writeDeviceBatch, writePlainBatch,
+  type Device, type DeviceSpec,
+} from './batches.js';
+import { failure, streamRuntime, type PullCallbacks } from './runtime.js';
+import type { Field } from '../model/types.js';
+
+/** 'array': ArrowArrayStream (CPU arrays); 'device': ArrowDeviceArrayStream. */
+export type StreamKind = 'array' | 'device';
+
+export type SyncBatchSource = arrow.Table | arrow.RecordBatchReader | Iterable<arrow.RecordBatch>;
+
+export interface StreamExportOptions {
+  /** The stream's schema; by default the first batch's (or the Table's / reader's when there is none). */
+  schema?: arrow.Schema;
+  /** Device streams: where the batches are exported ('cpu', default; 'cuda:1', { type: 'rocm', id: 2 }, ...). */
+  device?: DeviceSpec | Device;
+}
+
+/** The struct of each kind of stream. */
+export const STREAM_STRUCT = { array: 'ArrowArrayStream', device: 'ArrowDeviceArrayStream' } as const;
+const RUNTIME_KIND = { array: 'arrayStream', device: 'deviceArrayStream' } as const;
+
+/**
+ * A stream struct in wasm memory at `ptr`. A consumer may move it out (then
+ * release() only frees the moved-from struct); release() otherwise calls the
+ * stream's release callback and frees the struct.
+ */
+export class ExportedStream extends Handle {
+  constructor(core: Core, readonly ptr: number, readonly kind: StreamKind) {
+    super(() => {
+      const s = core.stream;
+      if (kind === 'array') s.arrayStreamRelease(ptr);
+      else s.deviceArrayStreamRelease(ptr);
+      core.free(ptr);
+    });
+  }
+}
+
+// ---- producing ----------------------------------------------------------------------
+
+/** An iterator over a sync source and the stream's schema. */
+function openSource(source: SyncBatchSource, schema: arrow.Schema | undefined): { iterator: Iterator<arrow.RecordBatch>; first: arrow.RecordBatch | null; field: Field } {
+  if (source instanceof arrow.RecordBatchReader && !source.isSync()) {
+    throw new ArrowCDeviceError('source: an async RecordBatchReader cannot feed a pull stream; use the async device stream', EINVAL);
+  }
+  const iterable: Iterable<arrow.RecordBatch> = source instanceof arrow.Table ? source.batches : source;
+  if (typeof (iterable as Partial<Iterable<unknown>>)[Symbol.iterator] !== 'function') {
+    throw new ArrowCDeviceError('source: expected a Table, a RecordBatchReader or an iterable of RecordBatches', EINVAL);
+  }
+  const iterator = iterable[Symbol.iterator]();
+  // One batch of read-ahead: its Data gives the exact types of the schema.
+  const r = schema === undefined ? iterator.next() : undefined;
+  const first = r === undefined || r.done ? null : r.value;
+  const known = schema ?? sourceSchema(source);
+  if (first === null && known === undefined) {
+    throw new ArrowCDeviceError('source: it has no batch and no schema; pass options.schema', EINVAL);
+  }
+  return { iterator, first: r === undefined ? null : first, field: first !== null ? batchField(first) : schemaField(known!) };
+}
+
+/** The callbacks of a stream made in TypeScript over a sync source. */
+class PullProducer implements PullCallbacks {
+  private errorPtr = 0;
+  private failed: { code: number; message: string } | null = null;
+  private ended = false;
+  private index = 0;
+  private pending: arrow.RecordBatch | null;
+
+  constructor(private readonly acd: ArrowCDevice, private readonly kind: StreamKind, readonly field: Field,
+    private readonly iterator: Iterator<arrow.RecordBatch>, first: arrow.RecordBatch | null, private readonly device: Device) {
+    this.pending = first;
+  }
+
+  getSchema(out: number): number {
+    this.clearError();
+    try {
+      writeSchema(this.acd.core, out, this.field);
+      return 0;
+    } catch (e) {
+      return this.setError(failure(e), 'get_schema');
+    }
+  }
+
+  getNext(out: number): number {
+    this.clearError();
+    // After a failure the stream keeps failing the same way.
+    if (this.failed !== null) return this.setError(this.failed);
+    markEnd(this.acd, out, this.kind === 'device');
+    try {
+      const batch = this.take();
+      if (batch === null) return 0; // the end: a released array and 0
+      checkBatch(this.field, batch);
+      if (this.kind === 'device') writeDeviceBatch(this.acd, out, batch, this.field, this.device);
+      else writePlainBatch(this.acd, out, batch, this.field);
+      this.index++;
+      return 0;
+    } catch (e) {
+      markEnd(this.acd, out, this.kind === 'device');
+      const f = failure(e);
+      this.failed = { code: f.code === 0 ? EIO : f.code, message: f.message };
+      return this.setError(this.failed);
+    }
+  }
+
+  getLastError(): number {
+    return this.errorPtr;
+  }
+
+  release(): void {
+    this.clearError();
+    if (!this.ended) {
+      this.ended = true;
+      this.iterator.return?.();
+    }
+  }
+
+  private take(): arrow.RecordBatch | null {
+    if (this.ended) return null;
+    if (this.pending !== null) {
+      const b = this.pending;
+      this.pending = null;
+      return b;
+    }
+    const r = this.iterator.next();
+    if (r.done) {
+      this.ended = true;
+      return null;
+    }
+    return r.value;
+  }
+
+  private clearError(): void {
+    if (this.errorPtr !== 0) this.acd.core.free(this.errorPtr);
+    this.errorPtr = 0;
+  }
+
+  /** Keeps the message for get_last_error (valid until the next call). */
+  private setError(f: { code: number; message: string }, prefix?: string): number {
+    this.clearError();
+    this.errorPtr = streamRuntime(this.acd.core).cString(prefix ? `${prefix}: ${f.message}` : f.message);
+    return f.code;
+  }
+}
+
+function exportStream(acd: ArrowCDevice, kind: StreamKind, source: SyncBatchSource, options: StreamExportOptions): ExportedStream {
+  const core = acd.core;
+  const device = streamDevice(options.device);
+  if (kind === 'array' && device.type !== CPU.type) {
+    throw new ArrowCDeviceError(`device: an ArrowArrayStream carries CPU arrays, found ${device.name}`, EINVAL);
+  }
+  const { iterator, first, field } = openSource(source, options.schema);
+  const producer = new PullProducer(acd, kind, field, iterator, first, device);
+  const ptr = core.alloc(core.structs.size(STREAM_STRUCT[kind]));
+  if (kind === 'device') core.view.setInt32(ptr + core.structs.offsetOf('ArrowDeviceArrayStream', 'device_type'), device.type, true);
+  streamRuntime(core).register(RUNTIME_KIND[kind], ptr, producer);
+  return new ExportedStream(core, ptr, kind);
+}
+
+/**
+ * An ArrowArrayStream in wasm memory whose get_next pulls the next batch of
+ * source. Every batch must have the stream's schema (else get_next fails with
+ * EINVAL and the message says how it differs). The returned handle owns the
+ * struct until a consumer moves it out; the batches and the schema a consumer
+ * gets are released independently of the stream.
+ */
+export function exportArrayStream(acd: ArrowCDevice, source: SyncBatchSource, options: StreamExportOptions = {}): ExportedStream {
+  return exportStream(acd, 'array', source, options);
+}
+
+/** Like exportArrayStream, for an ArrowDeviceArrayStream on options.device (the CPU by default). */
+export function exportDeviceArrayStream(acd: ArrowCDevice, source: SyncBatchSource, options: StreamExportOptions = {}): ExportedStream {
+  return exportStream(acd, 'device', source, options);
+}
+
+// ---- consuming ----------------------------------------------------------------------
+
+/**
+ * Import options of each batch: mode, validate, convert and, for batches not
+ * on the CPU, device: 'copy' (default: copied to the host) or 'reject'.
+ */
+export type StreamImportOptions = ImportOptions & { device?: 'copy' | 'reject' };
+
+interface ReaderState {
+  core: Core;
+  kind: StreamKind;
+  own: number;
+  out: number;
+  schema: ImportedSchema | null;
+  handles: Imported<arrow.RecordBatch>[];
+  done: boolean;
+}
+
+/** Releases the stream, its structs and the schema; view-mode batches stay. */
+function finish(st: ReaderState): void {
+  if (st.done) return;
+  st.done = true;
+  const s = st.core.stream;
+  if (st.kind === 'array') s.arrayStreamRelease(st.own);
+  else s.deviceArrayStreamRelease(st.own);
+  st.core.free(st.own);
+  st.core.free(st.out);
+  st.schema?.release();
+  st.schema = null;
+}
+
+/**
+ * A stream read as apache-arrow batches, like a RecordBatchReader: `schema`,
+ * next(), sync and async iteration, readAll(). It owns the stream (moved in
+ * from the producer's struct). Reaching the end, an error, or leaving a loop
+ * early releases the stream; in copy mode nothing is left to release, in view
+ * mode the batches stay valid until release().
+ */
+export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>, AsyncIterable<arrow.RecordBatch> {
+  readonly schema: arrow.Schema;
+  /** The stream's ArrowDeviceType (ARROW_DEVICE_CPU for an ArrowArrayStream). */
+  readonly deviceType: number;
+  private readonly st: ReaderState;
+  private count = 0;
+
+  constructor(private readonly acd: ArrowCDevice, st: ReaderState, readonly options: StreamImportOptions) {
+    super(() => {
+      for (const h of st.handles) h.release();
+      st.handles.length = 0;
+      finish(st);
+    });
+    this.st = st;
+    this.schema = toArrowSchema(st.schema!.schema);
+    this.deviceType = st.kind === 'device'
+      ? st.core.structs.i32('ArrowDeviceArrayStream', st.own, 'device_type')
+      : constants.ARROW_DEVICE_CPU;
+  }
+
+  /** Batches read so far. */
+  get batchesRead(): number {
+    return this.count;
+  }
+
+  /** Whether the stream was released (end reached, error, or release()). */
+  get done(): boolean {
+    return this.st.done;
+  }
+
+  /**
+   * The next batch as a handle (view mode: owns the C array until its
+   * release(), which reader.release() also does), or null at the end.
+   * Throws the producer's error (code and message from get_last_error).
+   */
+  nextHandle(): Imported<arrow.RecordBatch> | null {
+    const st = this.st;
+    if (st.done) return null;
+    const s = st.core.stream;
+    const code = st.kind === 'device' ? s.deviceArrayStreamGetNext(st.own, st.out) : s.arrayStreamGetNext(st.own, st.out);
+    if (code !== 0) {
+      const message = s.streamLastError();
+      finish(st);
+      throw new ArrowCDeviceError(`batch ${this.count}: ${message}`, code);
+    }
+    const arrayAt = st.kind === 'device' ? st.out + st.core.structs.offsetOf('ArrowDeviceArray', 'array') : st.out;
+    if (st.core.structs.ptr('ArrowArray', arrayAt, 'release') === 0) {
+      finish(st);
+      return null;
+    }
+    let handle: Imported<arrow.RecordBatch>;
+    try {
+      handle = st.kind === 'device'
+        ? this.acd.importDeviceBatch(st.schema!, st.out, this.options)
+        : this.acd.importBatch(st.schema!, st.out, this.options);
+    } catch (e) {
+      st.core.arrayRelease(arrayAt); // still ours: the import moved nothing
+      finish(st);
+      const f = failure(e);
+      throw new ArrowCDeviceError(`batch ${this.count}: ${f.message}`, f.code);
+    }
+    this.count++;
+    if ((this.options.mode ?? 'copy') === 'view') st.handles.push(handle);
+    return handle;
+  }
+
+  next(): IteratorResult<arrow.RecordBatch, undefined> {
+    const h = this.nextHandle();
+    return h === null ? { done: true, value: undefined } : { done: false, value: h.value };
+  }
+
+  /** Every remaining batch. */
+  readAll(): arrow.RecordBatch[] {
+    const out: arrow.RecordBatch[] = [];
+    for (let r = this.next(); !r.done; r = this.next()) out.push(r.value);
+    return out;
+  }
+
+  [Symbol.iterator](): Iterator<arrow.RecordBatch, undefined> {
+    return {
+      next: () => this.next(),
+      return: () => {
+        finish(this.st);
+        return { done: true, value: undefined };
+      },
+    };
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<arrow.RecordBatch, undefined> {
+    return {
+      next: async () => this.next(),
+      return: async () => {
+        finish(this.st);
+        return { done: true, value: undefined };
+      },
+    };
+  }
+}
+
+function importStream(acd: ArrowCDevice, kind: StreamKind, ptr: number, options: StreamImportOptions): StreamReader {
+  const core = acd.core;
+  const s = core.stream;
+  const struct = STREAM_STRUCT[kind];
+  core.structs.checkRange(ptr, core.structs.size(struct), struct);
+  if (core.structs.ptr(struct, ptr, 'release') === 0) throw new ArrowCDeviceError(`${struct}: released`, EINVAL);
+  const own = core.alloc(core.structs.size(struct));
+  const schemaPtr = core.alloc(core.structs.size('ArrowSchema'));
+  const moveBack = () => {
+    if (kind === 'array') s.arrayStreamMove(own, ptr);
+    else s.deviceArrayStreamMove(own, ptr);
+    core.free(own);
+    core.free(schemaPtr);
+  };
+  if (kind === 'array') s.arrayStreamMove(ptr, own);
+  else s.deviceArrayStreamMove(ptr, own);
+  const code = kind === 'array' ? s.arrayStreamGetSchema(own, schemaPtr) : s.deviceArrayStreamGetSchema(own, schemaPtr);
+  if (code !== 0) {
+    const message = s.streamLastError();
+    moveBack();
+    throw new ArrowCDeviceError(message, code);
+  }
+  let schema: ImportedSchema | undefined;
+  try {
+    schema = acd.importSchema(schemaPtr);
+    schema.schema; // a record batch schema: a struct
+  } catch (e) {
+    // Ours since get_schema succeeded: moved into `schema` when its import did.
+    if (schema === undefined) core.schemaRelease(schemaPtr);
+    else schema.release();
+    moveBack();
+    throw e;
+  }
+  core.free(schemaPtr);
+  const out = core.alloc(core.structs.size(kind === 'array' ? 'ArrowArray' : 'ArrowDeviceArray'));
+  const st: ReaderState = { core, kind, own, out, schema, handles: [], done: false };
+  try {
+    return new StreamReader(acd, st, options);
+  } catch (e) {
+    finish(st);
+    throw e;
+  }
+}
+
+/**
+ * Takes ownership of the ArrowArrayStream at ptr (moved: the source is marked
+ * released) and reads its schema. On failure nothing is moved or released.
+ */
+export function importArrayStream(acd: ArrowCDevice, ptr: number, options: StreamImportOptions = {}): StreamReader {
+  return importStream(acd, 'array', ptr, options);
+}
+
+/** Like importArrayStream, for an ArrowDeviceArrayStream (each batch must be on its device type). */
+export function importDeviceArrayStream(acd: ArrowCDevice, ptr: number, options: StreamImportOptions = {}): StreamReader {
+  return importStream(acd, 'device', ptr, options);
+}
