@@ -39,7 +39,7 @@ for c in "${CC:-}" cc gcc clang clang-19 clang-18 clang-17 clang-16 clang-15 cla
 done
 [[ -n $native_cc ]] || die "no native C compiler found (cc, gcc or clang); install one, e.g. 'apt-get install gcc'"
 
-mkdir -p build/layout ts/generated
+mkdir -p build/layout ts/abi/generated
 
 # ---- up to date? ------------------------------------------------------------
 # Everything below depends only on these inputs: when their hash matches the
@@ -47,11 +47,11 @@ mkdir -p build/layout ts/generated
 inputs_hash() {
   { git ls-files -co --exclude-standard -- csrc ts scripts build.sh rollup.config.mjs tsconfig.json package.json package-lock.json \
       2>/dev/null || find csrc ts scripts build.sh rollup.config.mjs tsconfig.json package.json package-lock.json -type f; } \
-    | grep -v '^ts/generated/' | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1
+    | grep -v '^ts/abi/generated/' | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1
 }
 stamp=build/.stamp-$what
 hash=$(inputs_hash)
-if [[ -f $stamp && $(cat "$stamp") == "$hash" && -f ts/generated/core.js && -f ts/generated/layout.ts && -f ts/generated/wasm-table.ts \
+if [[ -f $stamp && $(cat "$stamp") == "$hash" && -f ts/abi/generated/core.js && -f ts/abi/generated/layout.ts && -f ts/abi/generated/wasm-table.ts \
       && ( $what == core || -f dist/index.mjs ) ]]; then
   say "up to date (inputs unchanged since the last build)"
   exit 0
@@ -64,7 +64,7 @@ build/layout/layout-native > build/layout/native.json
 emcc -std=c11 -Wall -Wextra -Werror -DACD_LAYOUT_MAIN -sSINGLE_FILE -sENVIRONMENT=node \
   csrc/layout.c -o build/layout/layout-wasm32.cjs
 node build/layout/layout-wasm32.cjs > build/layout/wasm32.json
-node scripts/gen-layout.mjs build/layout/wasm32.json build/layout/native.json ts/generated/layout.ts
+node scripts/gen-layout.mjs build/layout/wasm32.json build/layout/native.json ts/abi/generated/layout.ts
 
 # ---- wasm core --------------------------------------------------------------
 sources=(csrc/*.c)
@@ -87,10 +87,10 @@ emcc -O2 --bind "${objs[@]}" -o build/core/core.mjs \
   -sWASM_BIGINT -sALLOW_MEMORY_GROWTH -sALLOW_TABLE_GROWTH -sINITIAL_MEMORY=16MB \
   -sMAXIMUM_MEMORY=2GB -sFILESYSTEM=0 -sEXPORTED_RUNTIME_METHODS=addFunction,removeFunction \
   -sINCOMING_MODULE_JS_API=wasmBinary,print,printErr
-node scripts/gen-core.mjs build/core/core.mjs ts/generated/core.js
+node scripts/gen-core.mjs build/core/core.mjs ts/abi/generated/core.js
 # Each function table slot's signature, so that callbacks read from structs are
 # checked before C calls them (ts/abi/wasm-table.ts, csrc/callback.c).
-node scripts/gen-wasm-table.mjs build/core/core.mjs ts/abi/wasm-table.ts ts/generated/wasm-table.ts
+node scripts/gen-wasm-table.mjs build/core/core.mjs ts/abi/wasm-table.ts ts/abi/generated/wasm-table.ts
 [[ $what == core ]] && { echo "$hash" > "$stamp"; say "core done"; exit 0; }
 
 # ---- types and dist ---------------------------------------------------------

@@ -7,7 +7,7 @@ import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
 import { AsyncStreamConsumer, CAsyncConsumer, produceAsync, startCAsyncProducer } from '../ts/stream/async.js';
 import { ArrowCDeviceError, EINVAL, EIO, ENODEV, ENOMEM } from '../ts/abi/errors.js';
-import { roundtripStream } from '../ts/cli/stream-roundtrip.js';
+import { roundtripStream } from '../ts/roundtrip/stream.js';
 import { streamRuntime } from '../ts/stream/runtime.js';
 import { CBatchSource, cStream } from '../ts/stream/c-backed.js';
 import { importDeviceArrayStream } from '../ts/stream/pull.js';

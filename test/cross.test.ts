@@ -13,14 +13,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ArrowCDevice } from '../ts/api.js';
 import { ArrowCDeviceError, errnoName } from '../ts/abi/errors.js';
-import { writeSchema } from '../ts/arrow-js/export.js';
+import { writeSchema } from '../ts/model/schema.js';
 import { recordBatchField } from '../ts/model/types.js';
 import { concatRaw } from '../ts/io/ipc/concat.js';
 import { readIpc } from '../ts/io/ipc/read.js';
 import type { IntegrationFile } from '../ts/io/json/read.js';
 import { readRaw, writeRaw, type RawArray } from '../ts/model/raw.js';
 import { compareRaw, rawValues } from '../ts/model/raw-values.js';
-import { roundtripRaw } from '../ts/cli/roundtrip.js';
+import { roundtripRaw } from '../ts/roundtrip/roundtrip.js';
 import { typeToString, type Metadata } from '../ts/model/types.js';
 import { core, MODES } from './helpers.js';
 

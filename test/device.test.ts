@@ -10,12 +10,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice, ExportedArray } from '../ts/api.js';
-import { roundtripTable } from '../ts/cli/roundtrip.js';
+import { roundtripTable } from '../ts/roundtrip/roundtrip.js';
 import { compareBatches } from '../ts/arrow-js/compare.js';
 import { DeviceResident } from '../ts/device/resident.js';
 import { DEVICE_TYPES, deviceName, eventTypeOf, isHostAccessible, parseDevice, type DeviceTypeName } from '../ts/device/device.js';
 import { ArrowCDeviceError, EBUSY, EINVAL, ENODEV } from '../ts/abi/errors.js';
-import { constants } from '../ts/generated/layout.js';
+import { constants } from '../ts/abi/generated/layout.js';
 import { core, GOLD, goldFiles, goldLevel, MODES, values } from './helpers.js';
 
 let acd: ArrowCDevice;

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
-import { roundtripTable } from '../ts/cli/roundtrip.js';
+import { roundtripTable } from '../ts/roundtrip/roundtrip.js';
 import { core, goldFiles, MODES } from './helpers.js';
 
 // The testdata README: arrow-js loads these unions (V4 metadata with a

@@ -36,7 +36,7 @@ import { readIpc } from '../ts/io/ipc/read.js';
 import { readIntegrationJson, type IntegrationFile } from '../ts/io/json/read.js';
 import type { RawArray } from '../ts/model/raw.js';
 import { compareRaw, rawValues } from '../ts/model/raw-values.js';
-import { roundtripRaw } from '../ts/cli/roundtrip.js';
+import { roundtripRaw } from '../ts/roundtrip/roundtrip.js';
 import { fieldsEqual, metadataEqual, typeToString, type EqualOptions, type Field, type Schema } from '../ts/model/types.js';
 import { core, GOLD, goldFiles, goldLevel, MODES } from './helpers.js';
 

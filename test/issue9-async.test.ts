@@ -9,7 +9,7 @@ import { EINVAL, EIO } from '../ts/abi/errors.js';
 import { CBatchSource, cStream } from '../ts/stream/c-backed.js';
 import { streamRuntime } from '../ts/stream/runtime.js';
 import { importDeviceArrayStream } from '../ts/stream/pull.js';
-import { writeSchema } from '../ts/arrow-js/export.js';
+import { writeSchema } from '../ts/model/schema.js';
 import { writeDeviceBatch, batchField, streamDevice } from '../ts/stream/batches.js';
 import { core } from './helpers.js';
 import { generatedRows, leakGuard, rowsOf, sampleBatches, tick } from './stream-helpers.js';

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice, ExportedArray } from '../ts/api.js';
 import { ArrowCDeviceError, EINVAL } from '../ts/abi/errors.js';
-import { TABLE_SIGNATURES } from '../ts/generated/wasm-table.js';
+import { TABLE_SIGNATURES } from '../ts/abi/generated/wasm-table.js';
 import type { StructName } from '../ts/abi/layout-types.js';
 import { CAsyncConsumer, CBatchSource, cStream, startCAsyncProducer } from '../ts/stream/c-backed.js';
 import { parseTableSignatures } from '../ts/abi/wasm-table.js';
@@ -317,7 +317,7 @@ test('item 3: a wasmBinary supplied at load is parsed with the same parser, and 
   const { join } = await import('node:path');
   const { embeddedWasm } = await import('../ts/abi/wasm-table.js');
   const { ArrowCDevice } = await import('../ts/api.js');
-  const binary = embeddedWasm(readFileSync(join(__dirname, '..', 'ts', 'generated', 'core.js'), 'utf8'));
+  const binary = embeddedWasm(readFileSync(join(__dirname, '..', 'ts', 'abi', 'generated', 'core.js'), 'utf8'));
   expect(parseTableSignatures(binary)).toEqual(SLOTS);
   expect(SLOTS.filter((x) => x === 'vi').length).toBeGreaterThan(5);
   const other = await ArrowCDevice.load({ wasmBinary: binary });

@@ -9,7 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import * as arrow from 'apache-arrow';
 import { fromArrowData } from '../ts/arrow-js/arrow-data.js';
 import { Core } from '../ts/abi/core.js';
-import { writeSchema } from '../ts/arrow-js/export.js';
+import { writeSchema } from '../ts/model/schema.js';
 import { fromArrowBatch } from '../ts/arrow-js/arrow-types.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../ts/abi/errors.js';
 import { parseJson } from '../ts/io/json/parse.js';

@@ -4,7 +4,7 @@ import { expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { constants, lp64, wasm32 } from '../ts/generated/layout.js';
+import { constants, lp64, wasm32 } from '../ts/abi/generated/layout.js';
 import type { Layout } from '../ts/abi/layout-types.js';
 
 const table = (l: Layout) => Object.entries(l.structs).map(([name, s]) =>

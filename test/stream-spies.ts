@@ -6,7 +6,8 @@
 //   SpyProducer: an async producer driven step by step, for the consumers' rules.
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
-import { writeArray, writeSchema } from '../ts/arrow-js/export.js';
+import { writeArray } from '../ts/arrow-js/export.js';
+import { writeSchema } from '../ts/model/schema.js';
 import { encodeMetadata } from '../ts/model/metadata.js';
 import { freeProducer, makeHandler, makeProducer } from '../ts/stream/async.js';
 import { batchField, markEnd, writeDeviceBatch, CPU } from '../ts/stream/batches.js';

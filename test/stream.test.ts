@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
 import { ArrowCDeviceError, EINVAL, EIO, ENODEV, ENOMEM } from '../ts/abi/errors.js';
-import { roundtripStream } from '../ts/cli/stream-roundtrip.js';
+import { roundtripStream } from '../ts/roundtrip/stream.js';
 import { BatchList, CBatchSource, cStream, drainStream } from '../ts/stream/c-backed.js';
 import { exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream, type StreamKind } from '../ts/stream/pull.js';
 import { streamRuntime } from '../ts/stream/runtime.js';

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
-import { writeSchema } from '../ts/arrow-js/export.js';
+import { writeSchema } from '../ts/model/schema.js';
 import { readRaw, writeRaw, type RawArray } from '../ts/model/raw.js';
 import * as t from '../ts/model/types.js';
 import { core, MODES, roundtripVector, values } from './helpers.js';

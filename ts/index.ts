@@ -10,12 +10,12 @@ export { readIntegrationJson, type IntegrationFile } from './io/json/read.js';
 export { writeIntegrationJson } from './io/json/write.js';
 export { readIpc } from './io/ipc/read.js';
 export { CDataIntegration, runIntegration, type IntegrationSummary } from './io/integration.js';
-export { isJson, readOwn, roundtripRaw, roundtripTable, type ReaderName, type RoundtripOptions, type RoundtripSummary } from './cli/roundtrip.js';
+export { isJson, readOwn, roundtripRaw, roundtripTable, type ReaderName, type RoundtripOptions, type RoundtripSummary } from './roundtrip/roundtrip.js';
 export { CANONICAL_EXTENSIONS, extensionOf, type Extension } from './model/extensions.js';
 export { DeviceResident } from './device/resident.js';
 export { DEVICE_TYPES, deviceName, deviceTypeName, eventTypeOf, isHostAccessible, parseDevice } from './device/device.js';
 export type { Device, DeviceSpec, DeviceTypeName } from './device/device.js';
-export type { DeviceStats, DeviceTotals } from './device/exports.js';
+export type { DeviceStats, DeviceTotals } from './abi/device-exports.js';
 export type { ImportMode } from './arrow-js/import.js';
 export type { LoadOptions } from './abi/core.js';
 export { ArrowCDeviceError, EBUSY, EINVAL, EIO, ENODEV, ENOMEM, ENOSYS, EOVERFLOW, ERANGE, errnoName } from './abi/errors.js';
@@ -24,7 +24,7 @@ export type { DataType, Field, Metadata, Schema, TimeUnit } from './model/types.
 export { ARROW_FLAG_DICTIONARY_ORDERED, ARROW_FLAG_MAP_KEYS_SORTED, ARROW_FLAG_NULLABLE, formatOf, parseFormat, typeFromFormat } from './model/format.js';
 export { decodeMetadata, encodeMetadata } from './model/metadata.js';
 export { fromArrowField, fromArrowSchema, fromArrowType, toArrowField, toArrowSchema, toArrowType } from './arrow-js/arrow-types.js';
-export { constants, lp64, wasm32 } from './generated/layout.js';
+export { constants, lp64, wasm32 } from './abi/generated/layout.js';
 export type { FieldLayout, Layout, StructLayout, StructName } from './abi/layout-types.js';
 
 import { ArrowCDevice } from './api.js';
@@ -34,7 +34,7 @@ import type { LoadOptions } from './abi/core.js';
 export function load(options?: LoadOptions): Promise<ArrowCDevice> {
   return ArrowCDevice.load(options);
 }
-export { describeArray, describeDeviceArray, describeSchema, describeStruct } from './cli/inspect.js';
+export { describeArray, describeDeviceArray, describeSchema, describeStruct } from './inspect/inspect.js';
 export { compareBatches, normalize, schemaDifferences } from './arrow-js/compare.js';
 export { ExportedStream, StreamReader, exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream } from './stream/pull.js';
 export type { StreamExportOptions, StreamImportOptions, StreamKind, SyncBatchSource } from './stream/pull.js';
@@ -42,7 +42,7 @@ export { AsyncStreamConsumer, disposeHandler, freeProducer, makeHandler, makePro
 export type { AsyncBatch, AsyncBatchSource, AsyncConsumerOptions, ProduceAsyncOptions, ProducerStats } from './stream/async.js';
 export { BatchList, CAsyncConsumer, CBatchSource, cStream, drainStream, startCAsyncProducer } from './stream/c-backed.js';
 export type { CAsyncConsumerOptions, GeneratorOptions } from './stream/c-backed.js';
-export { roundtripStream } from './cli/stream-roundtrip.js';
-export type { StreamRoundtripOptions, StreamRoundtripSummary, Via } from './cli/stream-roundtrip.js';
+export { roundtripStream } from './roundtrip/stream.js';
+export type { StreamRoundtripOptions, StreamRoundtripSummary, Via } from './roundtrip/stream.js';
 export { streamRuntime } from './stream/runtime.js';
 export type { Mismatch } from './arrow-js/compare.js';

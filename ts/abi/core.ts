@@ -2,12 +2,14 @@
 // core, its memory, and its exports. Every C call that can fail goes through
 // check(), the single funnel from errno codes to ArrowCDeviceError.
 
-import createAcdCore from '../generated/core.js';
-import { DEVICE_EXPORTS, type DeviceExports } from '../device/exports.js';
+import createAcdCore from './generated/core.js';
+import { DEVICE_EXPORTS, type DeviceExports } from './device-exports.js';
+import { STREAM_EXPORTS, type StreamExports } from './stream-exports.js';
 import { ArrowCDeviceError, EINVAL } from './errors.js';
-import { wasm32 } from '../generated/layout.js';
-import { StructReader } from './structs.js';
-import { TABLE_SIGNATURES } from '../generated/wasm-table.js';
+import { wasm32 } from './generated/layout.js';
+import { MemorySpace, type FunctionTable, type ReleasableStruct } from './address-space.js';
+import type { StructReader } from './structs.js';
+import { TABLE_SIGNATURES } from './generated/wasm-table.js';
 import { parseTableSignatures } from './wasm-table.js';
 
 /** The C core's exports (csrc/bindings.cpp). Pointers are wasm32 addresses. */
@@ -44,6 +46,7 @@ interface EmscriptenModule extends CoreExports {
  * in Emscripten's notation: pointers are i32, int64_t is i64 (WASM_BIGINT).
  */
 const SIGNATURE_CODES: Readonly<Record<string, number>> = { vi: 1, iii: 2, ii: 3, vij: 4, iiii: 5, viiii: 6 };
+const SIGNATURE_NAMES: Readonly<Record<number, string>> = Object.fromEntries(Object.entries(SIGNATURE_CODES).map(([name, code]) => [code, name]));
 
 function signatureCodes(slots: readonly string[]): Uint8Array {
   const codes = new Uint8Array(Math.max(slots.length, 1));
@@ -56,12 +59,22 @@ export interface LoadOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
 }
 
+/**
+ * Whatever holds a loaded core (an ArrowCDevice does): the stream, device and
+ * round-trip functions take one, so that they need nothing else of the facade.
+ */
+export interface CoreRef {
+  readonly core: Core;
+}
+
 /** A loaded instance of the C core: its own memory, allocator and exports. */
 export class Core {
-  private u8: Uint8Array;
-  private dv: DataView;
-  /** Reads and writes ABI structs in this core's memory (wasm32 layout). */
-  readonly structs: StructReader;
+  /**
+   * The core's own memory as an address space (wasm32 layout): its
+   * allocator, its function table (signatures checked before a call) and
+   * its releases (the C core's checked ones).
+   */
+  readonly space: MemorySpace;
 
   /**
    * The AcdSignature code of each function table slot (0: none, or not a
@@ -71,15 +84,33 @@ export class Core {
   #signatures: Uint8Array;
 
   private constructor(private readonly m: EmscriptenModule, slots: readonly string[]) {
-    this.u8 = new Uint8Array(m.asm.memory.buffer);
-    this.dv = new DataView(m.asm.memory.buffer);
-    this.structs = new StructReader(() => this.view, wasm32);
     this.#signatures = signatureCodes(slots);
     const signatures = () => this.#signatures;
     m.acdCallbackValid = (fn, signature) => {
       const codes = signatures();
       return fn > 0 && fn < codes.length && codes[fn] === signature ? 1 : 0;
     };
+    const table: FunctionTable = {
+      signatureOf: (index) => {
+        const code = Number.isSafeInteger(index) && index > 0 && index < this.#signatures.length ? this.#signatures[index] : 0;
+        return code === 0 ? null : SIGNATURE_NAMES[code];
+      },
+      call: (index, signature, args, what) => {
+        if (table.signatureOf(index) !== signature) {
+          throw new ArrowCDeviceError(`${what}: function pointer ${index} is not a function of signature '${signature}' in the core's table`, EINVAL);
+        }
+        const fn = m.asm.__indirect_function_table.get(index) as (...a: (number | bigint)[]) => unknown;
+        return this.unwinding(() => fn(...args));
+      },
+    };
+    this.space = new MemorySpace({
+      name: 'the core\'s memory',
+      memory: m.asm.memory,
+      layout: wasm32,
+      table,
+      allocator: { alloc: (size) => this.alloc(size), free: (ptr) => this.free(ptr) },
+      release: (struct, ptr) => this.release(struct, ptr),
+    });
   }
 
   static async load(options: LoadOptions = {}): Promise<Core> {
@@ -101,24 +132,29 @@ export class Core {
     return this.m.asm.memory;
   }
 
-  /**
-   * The memory's bytes; a new view after the memory grew. Growth detaches the
-   * old buffer, so a view of length 0 means "grown" (the memory never is empty):
-   * cheaper than reading memory.buffer on every access.
-   */
+  /** The memory's bytes (the space's; a new view after the memory grew). */
   get bytes(): Uint8Array {
-    if (this.u8.length === 0) this.refresh();
-    return this.u8;
+    return this.space.bytes;
   }
 
   get view(): DataView {
-    if (this.u8.length === 0) this.refresh();
-    return this.dv;
+    return this.space.view;
   }
 
-  private refresh(): void {
-    this.u8 = new Uint8Array(this.m.asm.memory.buffer);
-    this.dv = new DataView(this.m.asm.memory.buffer);
+  /** Reads and writes ABI structs in this core's memory (wasm32 layout). */
+  get structs(): StructReader {
+    return this.space.structs;
+  }
+
+  /** The C core's checked release of each releasable struct (see schemaRelease). */
+  private release(struct: ReleasableStruct, ptr: number): number {
+    switch (struct) {
+      case 'ArrowSchema': return this.schemaRelease(ptr);
+      case 'ArrowArray': return this.arrayRelease(ptr);
+      case 'ArrowDeviceArray': return this.arrayRelease(ptr + this.structs.offsetOf('ArrowDeviceArray', 'array'));
+      case 'ArrowArrayStream': return this.stream.arrayStreamRelease(ptr);
+      case 'ArrowDeviceArrayStream': return this.stream.deviceArrayStreamRelease(ptr);
+    }
   }
 
   /** Live bytes allocated by the core (counted by its allocator). */
@@ -299,95 +335,9 @@ export class Core {
   }
 }
 
-// ==== streams (issue 5): the exports of csrc/bindings_stream.cpp =============
-
 interface RuntimeFunctions {
   addFunction(fn: (...args: never[]) => unknown, signature: string): number;
   removeFunction(index: number): void;
   stackSave(): number;
   stackRestore(sp: number): void;
 }
-
-/** Pointers are wasm32 addresses; counts are numbers (exact up to 2^53). */
-export interface StreamExports {
-  streamLastError(): string;
-  // Raw trampolines: call the struct's callback and return what it returns;
-  // a callback that cannot be called is not: EINVAL (0 for get_last_error),
-  // message in streamLastError. Void callbacks return 0 once called.
-  arrayStreamCallGetSchema(stream: number, out: number): number;
-  arrayStreamCallGetNext(stream: number, out: number): number;
-  arrayStreamCallGetLastError(stream: number): number;
-  arrayStreamCallRelease(stream: number): number;
-  deviceArrayStreamCallGetSchema(stream: number, out: number): number;
-  deviceArrayStreamCallGetNext(stream: number, out: number): number;
-  deviceArrayStreamCallGetLastError(stream: number): number;
-  deviceArrayStreamCallRelease(stream: number): number;
-  asyncHandlerCallOnSchema(handler: number, schema: number): number;
-  asyncHandlerCallOnNextTask(handler: number, task: number, metadata: number): number;
-  asyncHandlerCallOnError(handler: number, code: number, message: number, metadata: number): number;
-  asyncHandlerCallRelease(handler: number): number;
-  asyncProducerCallRequest(producer: number, n: number): number;
-  asyncProducerCallCancel(producer: number): number;
-  asyncTaskCallExtractData(task: number, out: number): number;
-  // Checked consumer calls (message in streamLastError) and moves.
-  arrayStreamGetSchema(stream: number, out: number): number;
-  arrayStreamGetNext(stream: number, out: number): number;
-  deviceArrayStreamGetSchema(stream: number, out: number): number;
-  deviceArrayStreamGetNext(stream: number, out: number): number;
-  arrayStreamMove(src: number, dst: number): void;
-  deviceArrayStreamMove(src: number, dst: number): void;
-  arrayStreamRelease(stream: number): number;
-  deviceArrayStreamRelease(stream: number): number;
-  // Sources and lists (0 on failure).
-  generatorSourceNew(nBatches: number, rowsPerBatch: number, deviceType: number, deviceId: number,
-    failAt: number, failCode: number, hasMessage: boolean, failMessage: string, wrongDeviceAt: number): number;
-  listSourceNew(list: number): number;
-  sourceFree(source: number): void;
-  listNew(): number;
-  listFree(list: number): void;
-  listLength(list: number): number;
-  listDeviceType(list: number): number;
-  listSchema(list: number): number;
-  listArray(list: number, i: number): number;
-  // The C pull producer and consumer.
-  arrayStreamInitSource(stream: number, source: number): number;
-  deviceArrayStreamInitSource(stream: number, source: number): number;
-  arrayStreamDrain(stream: number, list: number, totals: number): number;
-  deviceArrayStreamDrain(stream: number, list: number, totals: number): number;
-  // The async device stream in C.
-  asyncSetScheduler(fn: number): void;
-  asyncPump(maxSteps: number): number;
-  /** After asyncPump threw: the pump works again; the object cut short reports (code, message). */
-  asyncPumpAbort(code: number, message: string): void;
-  asyncPending(): number;
-  asyncStats(out: number): void;
-  asyncProducerStart(handler: number, source: number, metadata: number): number;
-  asyncConsumerNew(window: number, extractLater: boolean, cancelAfter: number, failTaskAt: number, failSchema: boolean): number;
-  asyncConsumerHandler(consumer: number): number;
-  asyncConsumerFlags(consumer: number): number;
-  asyncConsumerErrorCode(consumer: number): number;
-  asyncConsumerErrorMessage(consumer: number): string;
-  asyncConsumerMetadata(consumer: number): number;
-  asyncConsumerTasks(consumer: number): number;
-  asyncConsumerRequested(consumer: number): number;
-  asyncConsumerList(consumer: number): number;
-  asyncConsumerFree(consumer: number): void;
-}
-
-const STREAM_EXPORTS: readonly (keyof StreamExports)[] = [
-  'streamLastError',
-  'arrayStreamCallGetSchema', 'arrayStreamCallGetNext', 'arrayStreamCallGetLastError', 'arrayStreamCallRelease',
-  'deviceArrayStreamCallGetSchema', 'deviceArrayStreamCallGetNext', 'deviceArrayStreamCallGetLastError',
-  'deviceArrayStreamCallRelease',
-  'asyncHandlerCallOnSchema', 'asyncHandlerCallOnNextTask', 'asyncHandlerCallOnError', 'asyncHandlerCallRelease',
-  'asyncProducerCallRequest', 'asyncProducerCallCancel', 'asyncTaskCallExtractData',
-  'arrayStreamGetSchema', 'arrayStreamGetNext', 'deviceArrayStreamGetSchema', 'deviceArrayStreamGetNext',
-  'arrayStreamMove', 'deviceArrayStreamMove', 'arrayStreamRelease', 'deviceArrayStreamRelease',
-  'generatorSourceNew', 'listSourceNew', 'sourceFree', 'listNew', 'listFree', 'listLength', 'listDeviceType',
-  'listSchema', 'listArray',
-  'arrayStreamInitSource', 'deviceArrayStreamInitSource', 'arrayStreamDrain', 'deviceArrayStreamDrain',
-  'asyncSetScheduler', 'asyncPump', 'asyncPumpAbort', 'asyncPending', 'asyncStats', 'asyncProducerStart',
-  'asyncConsumerNew', 'asyncConsumerHandler', 'asyncConsumerFlags', 'asyncConsumerErrorCode',
-  'asyncConsumerErrorMessage', 'asyncConsumerMetadata', 'asyncConsumerTasks', 'asyncConsumerRequested',
-  'asyncConsumerList', 'asyncConsumerFree',
-];

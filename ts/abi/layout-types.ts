@@ -1,4 +1,4 @@
-// The shape of the generated layout tables (ts/generated/layout.ts).
+// The shape of the generated layout tables (ts/abi/generated/layout.ts).
 
 export type FieldKind = 'ptr' | 'fnptr' | 'i64' | 'i32' | 'i64x3' | 'struct';
 

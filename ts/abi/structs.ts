@@ -18,6 +18,12 @@ export class StructReader {
     return this.dataView();
   }
 
+  /** The same bytes as `view`, address 0 first. */
+  get bytes(): Uint8Array {
+    const v = this.dataView();
+    return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  }
+
   /** Throws unless [address, address + size) lies inside the memory. */
   checkRange(address: number, size: number, what: string | (() => string)): void {
     const limit = this.view.byteLength;
@@ -99,7 +105,7 @@ export class StructReader {
 
   /** A NUL-terminated UTF-8 string, bounded by the memory. */
   cString(address: number, what: string): string {
-    const bytes = new Uint8Array(this.view.buffer);
+    const bytes = this.bytes;
     this.checkRange(address, 1, what);
     const end = bytes.indexOf(0, address);
     if (end < 0) throw new ArrowCDeviceError(`${what}: string at ${address} is not NUL-terminated`, EINVAL);

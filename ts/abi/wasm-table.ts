@@ -2,7 +2,7 @@
 // element segments put into the function table, so that a callback index read
 // from a C struct can be checked (index in the table, a function, the exact
 // signature) before C calls it: a call_indirect of the wrong type traps.
-// Used by build.sh on the embedded core (ts/generated/wasm-table.ts) and by
+// Used by build.sh on the embedded core (ts/abi/generated/wasm-table.ts) and by
 // Core.load on a wasmBinary the caller supplies: one parser for both.
 
 /**

@@ -121,7 +121,8 @@ function rebasedOffsets(data: arrow.Data, n: number, width: 4 | 8, path: string)
 // ---- raw → apache-arrow -----------------------------------------------------
 
 /** Types apache-arrow lacks that an import may convert, when asked to. */
-export type Conversion = 'run_end_encoded' | 'list_view';
+export type { Conversion } from '../model/types.js';
+import type { Conversion } from '../model/types.js';
 
 /** The type apache-arrow gets for a model type, with the requested conversions applied. */
 export function convertedType(type: DataType, convert: readonly Conversion[]): DataType {

@@ -1,41 +1,17 @@
-// Producing: fields and apache-arrow data written into ArrowSchema /
-// ArrowArray structs in the core's memory. The C core allocates and owns
-// everything (release frees it).
+// Producing from apache-arrow: schemas, fields, vectors, record batches and
+// tables written into ArrowSchema / ArrowArray structs in the core's memory
+// (through the raw model: apache-arrow Data → RawArray → C). The C core
+// allocates and owns everything (release frees it).
 
-import type * as arrow from 'apache-arrow';
-import { fromArrowData } from './arrow-data.js';
+import * as arrow from 'apache-arrow';
 import type { Core } from '../abi/core.js';
-import { flagsOf, formatOf } from '../model/format.js';
-import { encodeMetadata } from '../model/metadata.js';
+import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
+import { exportField, exportWith } from '../exchange/export.js';
+import type { ExportedArray, ExportedSchema } from '../exchange/handles.js';
 import { writeRaw } from '../model/raw.js';
-import { childFields, type DataType, type Field } from '../model/types.js';
-
-/**
- * Initializes the ArrowSchema at `ptr` (its old content is ignored) for field.
- * On success the struct owns everything (its release frees it); on failure
- * nothing stays allocated and the struct is released.
- */
-export function writeSchema(core: Core, ptr: number, field: Field): void {
-  const { type } = field;
-  const children = childFields(type);
-  const dictionary = type.kind === 'dictionary' ? type : null;
-  core.schemaInit(ptr, formatOf(type), field.name, encodeMetadata(field.metadata), flagsOf(field),
-    children.length, dictionary !== null);
-  try {
-    const s = core.structs;
-    const childArray = s.ptr('ArrowSchema', ptr, 'children');
-    for (let i = 0; i < children.length; i++) {
-      writeSchema(core, s.ptrAt(childArray + i * s.layout.pointerSize), children[i]);
-    }
-    if (dictionary !== null) {
-      const value: Field = { name: '', type: dictionary.valueType, nullable: true, metadata: null };
-      writeSchema(core, s.ptr('ArrowSchema', ptr, 'dictionary'), value);
-    }
-  } catch (e) {
-    core.schemaRelease(ptr);
-    throw e;
-  }
-}
+import { recordBatchField, type DataType, type Field, type Schema } from '../model/types.js';
+import { fromArrowData } from './arrow-data.js';
+import { fromArrowBatch, fromArrowField, fromArrowSchema } from './arrow-types.js';
 
 /**
  * Initializes the ArrowArray at `ptr` (its old content is ignored) with a copy
@@ -44,4 +20,61 @@ export function writeSchema(core: Core, ptr: number, field: Field): void {
  */
 export function writeArray(core: Core, ptr: number, data: arrow.Data, type: DataType): void {
   writeRaw(core, ptr, fromArrowData(data, type));
+}
+
+/** Exports a schema, field or type (apache-arrow or the model) as an ArrowSchema. */
+export function exportSchema(core: Core, x: arrow.Schema | arrow.Field | Schema | Field): ExportedSchema {
+  return exportField(core, toModelField(x));
+}
+
+/** The struct field of a record batch (its columns as children). */
+export function batchField(batch: arrow.RecordBatch): Field {
+  return recordBatchField(fromArrowBatch(batch));
+}
+
+/**
+ * Exports apache-arrow data of field's type as an ArrowArray or (CPU)
+ * ArrowDeviceArray with its ArrowSchema; `onto`: see exportWith.
+ */
+export function exportData(core: Core, data: arrow.Data, field: Field, struct: 'ArrowArray' | 'ArrowDeviceArray',
+  onto?: (schema: number, array: number) => void): ExportedArray {
+  return exportWith(core, field, struct, (ptr) => writeArray(core, ptr, data, field.type), onto);
+}
+
+/** Exports a record batch as a struct ArrowArray with its ArrowSchema. */
+export function exportBatch(core: Core, batch: arrow.RecordBatch): ExportedArray {
+  return exportData(core, batch.data, batchField(batch), 'ArrowArray');
+}
+
+/** Exports a single-chunk vector (or Data) as an ArrowArray with its ArrowSchema. */
+export function exportVector(core: Core, vector: arrow.Vector | arrow.Data, name = ''): ExportedArray {
+  const data = vector instanceof arrow.Data ? vector : onlyChunk(vector);
+  const field: Field = { ...fromArrowField(new arrow.Field(name, data.type, true)), name };
+  return exportData(core, data, field, 'ArrowArray');
+}
+
+/** Exports every batch of a table (one ExportedArray each); on failure none stays. */
+export function exportTable(core: Core, table: arrow.Table): ExportedArray[] {
+  const out: ExportedArray[] = [];
+  try {
+    for (const batch of table.batches) out.push(exportBatch(core, batch));
+  } catch (e) {
+    out.forEach((h) => h.release());
+    throw e;
+  }
+  return out;
+}
+
+function toModelField(x: arrow.Schema | arrow.Field | Schema | Field): Field {
+  if (x instanceof arrow.Schema) return recordBatchField(fromArrowSchema(x));
+  if (x instanceof arrow.Field) return fromArrowField(x);
+  if ('fields' in x) return recordBatchField(x);
+  return x;
+}
+
+function onlyChunk(vector: arrow.Vector): arrow.Data {
+  if (vector.data.length !== 1) {
+    throw new ArrowCDeviceError(`vector: expected one chunk, found ${vector.data.length}; export its chunks (vector.data) one by one`, EINVAL);
+  }
+  return vector.data[0];
 }

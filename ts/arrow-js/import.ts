@@ -1,37 +1,19 @@
-// Consuming: ArrowSchema / ArrowArray structs in the core's memory, after the
-// C validator has checked them, read into the type model and apache-arrow Data.
+// Consuming into apache-arrow: ArrowArray structs in the core's memory, after
+// the C validator has checked them, read into apache-arrow Data, Vectors and
+// RecordBatches (through the raw model: C → RawArray → apache-arrow).
 
-import type * as arrow from 'apache-arrow';
-import { toArrowData, type Conversion } from './arrow-data.js';
+import * as arrow from 'apache-arrow';
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
-import { typeFromFormat } from '../model/format.js';
-import { decodeMetadataAt } from '../model/metadata.js';
+import type { Imported, ImportedSchema } from '../exchange/handles.js';
+import { importArray, type Reader } from '../exchange/import.js';
+import type { ImportOptions } from '../exchange/options.js';
 import { readRaw, type ImportMode } from '../model/raw.js';
-import type { StructReader } from '../abi/structs.js';
-import type { DataType, Field } from '../model/types.js';
+import type { DataType } from '../model/types.js';
+import { convertedType, toArrowData, toRecordBatch, type Conversion } from './arrow-data.js';
+import { toArrowSchema } from './arrow-types.js';
 
 export type { ImportMode } from '../model/raw.js';
-
-/** Reads a validated ArrowSchema tree. */
-export function readField(s: StructReader, ptr: number, path = 'schema'): Field {
-  const format = s.cString(s.ptr('ArrowSchema', ptr, 'format'), `${path}.format`);
-  const namePtr = s.ptr('ArrowSchema', ptr, 'name');
-  const name = namePtr === 0 ? '' : s.cString(namePtr, `${path}.name`);
-  const metadataPtr = s.ptr('ArrowSchema', ptr, 'metadata');
-  const metadata = metadataPtr === 0 ? null : decodeMetadataAt(s.view.buffer, metadataPtr, `${path}.metadata`);
-  const flags = s.i64('ArrowSchema', ptr, 'flags');
-  const n = s.i64('ArrowSchema', ptr, 'n_children');
-  const childArray = s.ptr('ArrowSchema', ptr, 'children');
-  const children: Field[] = [];
-  for (let i = 0; i < n; i++) {
-    children.push(readField(s, s.ptrAt(childArray + i * s.layout.pointerSize), `${path}.children[${i}]`));
-  }
-  const dictionaryPtr = s.ptr('ArrowSchema', ptr, 'dictionary');
-  const dictionaryValue = dictionaryPtr === 0 ? undefined : readField(s, dictionaryPtr, `${path}.dictionary`).type;
-  const type = typeFromFormat(format, children, flags, dictionaryValue);
-  return { name, type, nullable: (flags & 2) !== 0, metadata };
-}
 
 /**
  * Reads a (validated) ArrowArray tree into apache-arrow Data: views of wasm
@@ -62,4 +44,38 @@ export function buildArrow<T>(what: string, build: () => T): T {
     Object.defineProperty(error, 'cause', { value: e, enumerable: false });
     throw error;
   }
+}
+
+/** Reads a moved struct array as a record batch, with the options' conversions. */
+export function batchReader(core: Core, options: ImportOptions): Reader<arrow.RecordBatch> {
+  return (s, ptr, mode) => {
+    const data = readData(core, ptr, s.field.type, mode, options.convert, options.validate === 'full');
+    return buildArrow('array', () => toBatch(s, data, options.convert));
+  };
+}
+
+/**
+ * Takes ownership of the struct ArrowArray at `array` (and of the schema when
+ * given as an address) and imports it as a record batch. On failure nothing
+ * is moved or released.
+ */
+export function importBatch(core: Core, schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<arrow.RecordBatch> {
+  return importArray(core, schema, array, 'ArrowArray', options, batchReader(core, options));
+}
+
+/** Takes ownership of an ArrowArray of any type and imports it as a Vector. */
+export function importVector(core: Core, schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<arrow.Vector> {
+  return importArray(core, schema, array, 'ArrowArray', options,
+    (s, ptr, mode) => {
+      const data = readData(core, ptr, s.field.type, mode, options.convert, options.validate === 'full');
+      return buildArrow('array', () => new arrow.Vector([data]));
+    });
+}
+
+/** apache-arrow's record batch for an imported struct array and its schema. */
+function toBatch(s: ImportedSchema, data: arrow.Data, convert: readonly Conversion[] = []): arrow.RecordBatch {
+  if (data.nullCount > 0) throw new ArrowCDeviceError('array: a record batch cannot have top-level nulls', EINVAL);
+  const { fields, metadata } = s.schema;
+  const schema = toArrowSchema({ fields: fields.map((f) => ({ ...f, type: convertedType(f.type, convert) })), metadata });
+  return toRecordBatch(schema, data as arrow.Data<arrow.Struct>);
 }

@@ -3,7 +3,7 @@
 // The type values come from the generated constants (the header's macros).
 
 import { ArrowCDeviceError, ENODEV } from '../abi/errors.js';
-import { constants } from '../generated/layout.js';
+import { constants } from '../abi/generated/layout.js';
 
 /** Every device type of the header, by the name this library gives it. */
 export const DEVICE_TYPES = {

@@ -4,7 +4,8 @@
 // the host. Moving consumes the handle, as a move of the struct does.
 
 import type * as arrow from 'apache-arrow';
-import type { Imported, ImportOptions } from '../api.js';
+import type { Imported } from '../exchange/handles.js';
+import type { ImportOptions } from '../exchange/options.js';
 import type { Core } from '../abi/core.js';
 import { parseDevice, type Device, type DeviceSpec } from './device.js';
 import { ArrowCDeviceError, EBUSY, EINVAL } from '../abi/errors.js';

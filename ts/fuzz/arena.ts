@@ -7,7 +7,7 @@
 // restore() puts the snapshot back: the library's export is made once.
 
 import type { Core } from '../abi/core.js';
-import { readField } from '../arrow-js/import.js';
+import { readField } from '../model/schema.js';
 import { readRaw, type RawArray } from '../model/raw.js';
 import type { StructName } from '../abi/layout-types.js';
 

@@ -5,10 +5,8 @@
 // value once an export was released. The JSON files come through `load`, so
 // the protocol runs wherever a loader can be given (Node: a file reader).
 
-import type { ArrowCDevice } from '../api.js';
-import type { Core } from '../abi/core.js';
-import { writeSchema } from '../arrow-js/export.js';
-import { readField } from '../arrow-js/import.js';
+import type { Core, CoreRef } from '../abi/core.js';
+import { readField, writeSchema } from '../model/schema.js';
 import { readIntegrationJson, type IntegrationFile } from './json/read.js';
 import { readRaw, writeRaw } from '../model/raw.js';
 import { compareRaw } from '../model/raw-values.js';
@@ -22,7 +20,7 @@ export class CDataIntegration {
   private readonly core: Core;
 
   /** load(path) returns the text of an integration JSON file. */
-  constructor(acd: ArrowCDevice, private readonly load: (path: string) => string) {
+  constructor(acd: CoreRef, private readonly load: (path: string) => string) {
     this.core = acd.core;
   }
 
@@ -126,7 +124,7 @@ export interface IntegrationSummary {
  * producer and consumer: the schema and every batch exported from the JSON
  * and imported back, compared to the JSON, with the byte count checked.
  */
-export function runIntegration(acd: ArrowCDevice, path: string, load: (path: string) => string): IntegrationSummary {
+export function runIntegration(acd: CoreRef, path: string, load: (path: string) => string): IntegrationSummary {
   const core = acd.core;
   const protocol = new CDataIntegration(acd, load);
   const errors: string[] = [];

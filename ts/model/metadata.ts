@@ -10,6 +10,7 @@
 // So any bytes decode and re-encode to themselves; valid UTF-8 decodes as
 // usual, since it never encodes a surrogate.
 
+import type { AddressSpace } from '../abi/address-space.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import type { Metadata } from './types.js';
 
@@ -155,18 +156,19 @@ export function decodeMetadata(bytes: Uint8Array): Metadata {
 }
 
 /**
- * Decodes the metadata at `address` of a memory (a pointer read from a
- * struct), naming `what` in every error: an address outside the memory is the
- * library's error, not a RangeError of the view over it.
+ * Decodes the metadata at `address` of an address space (a pointer read from
+ * a struct), naming `what` in every error: an address outside the space is
+ * the library's error, not a RangeError of the view over it.
  */
-export function decodeMetadataAt(memory: ArrayBufferLike, address: number, what: string): Metadata {
+export function decodeMetadataAt(space: Pick<AddressSpace, 'bytes'>, address: number, what: string): Metadata {
+  const memory = space.bytes;
   const limit = memory.byteLength;
   const countBytes = Int32Array.BYTES_PER_ELEMENT; // the pair count, read first
   if (!Number.isSafeInteger(address) || address <= 0 || address + countBytes > limit) {
     throw new ArrowCDeviceError(`${what}: address ${address} (+${countBytes} bytes) is outside the memory of ${limit} bytes`, EINVAL);
   }
   try {
-    return decodeMetadata(new Uint8Array(memory, address));
+    return decodeMetadata(memory.subarray(address));
   } catch (e) {
     if (e instanceof ArrowCDeviceError) throw new ArrowCDeviceError(`${what}: ${e.message}`, e.code);
     throw e;

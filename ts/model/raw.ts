@@ -4,6 +4,7 @@
 // ground of every conversion: apache-arrow ↔ raw (arrow-data.ts), integration
 // JSON ↔ raw (json/), and raw ↔ C structs (here).
 
+import type { AddressSpace } from '../abi/address-space.js';
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import type { StructReader } from '../abi/structs.js';
@@ -74,18 +75,19 @@ class ByteTaker {
   take(address: number, size: number, what: string | (() => string)): Uint8Array {
     if (size === 0) return new Uint8Array(0);
     this.s.checkRange(address, size, what);
-    const bytes = new Uint8Array(this.s.view.buffer, address, size);
+    const v = this.s.view;
+    const bytes = new Uint8Array(v.buffer, v.byteOffset + address, size);
     return this.mode === 'copy' ? bytes.slice() : bytes;
   }
 }
 
 /**
- * Reads the ArrowArray at ptr (already validated against `type`) as a raw
- * array. In view mode the buffers are views of wasm memory, valid while the C
- * array lives and the memory does not grow.
+ * Reads the ArrowArray at ptr of an address space (already validated against
+ * `type`) as a raw array. In view mode the buffers are views of the space's
+ * bytes, valid while the C array lives and the memory does not grow.
  */
-export function readRaw(core: Core, ptr: number, type: DataType, mode: ImportMode, path = 'array'): RawArray {
-  return readNode(core.structs, new ByteTaker(core.structs, mode), ptr, type, path);
+export function readRaw(space: Pick<AddressSpace, 'structs'>, ptr: number, type: DataType, mode: ImportMode, path = 'array'): RawArray {
+  return readNode(space.structs, new ByteTaker(space.structs, mode), ptr, type, path);
 }
 
 function readNode(s: StructReader, t: ByteTaker, ptr: number, type: DataType, path: string): RawArray {

@@ -283,3 +283,10 @@ export const EXTENSION_METADATA_KEY = 'ARROW:extension:metadata';
 export function extensionName(f: Field): string | null {
   return f.metadata?.get(EXTENSION_NAME_KEY) ?? null;
 }
+
+/**
+ * Types apache-arrow lacks, to convert on import into ones it has:
+ * 'run_end_encoded' (expanded into plain values), 'list_view' (gathered
+ * into lists).
+ */
+export type Conversion = 'run_end_encoded' | 'list_view';

@@ -5,9 +5,11 @@
 // wanted).
 
 import type * as arrow from 'apache-arrow';
-import type { ArrowCDevice, ImportedSchema, Imported } from '../api.js';
+import type { ImportedSchema, Imported } from '../exchange/handles.js';
+import { importSchema } from '../exchange/import.js';
+import { importDeviceBatch } from '../device/exchange.js';
 import { toArrowSchema } from '../arrow-js/arrow-types.js';
-import type { Core } from '../abi/core.js';
+import type { Core, CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, EIO, errnoName } from '../abi/errors.js';
 import { decodeMetadataAt } from '../model/metadata.js';
 import { disposeHandler, makeHandler } from './async-structs.js';
@@ -72,7 +74,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   private readonly importOptions: StreamImportOptions;
   private taken = 0;
 
-  constructor(private readonly acd: ArrowCDevice, options: AsyncConsumerOptions = {}) {
+  constructor(private readonly acd: CoreRef, options: AsyncConsumerOptions = {}) {
     this.core = acd.core;
     const { window: _window, ...importOptions } = options;
     this.importOptions = importOptions;
@@ -111,11 +113,11 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
       return this.failLocally(new ArrowCDeviceError('on_schema: the producer member is NULL', EINVAL));
     }
     try {
-      this.imported = this.acd.importSchema(schema); // moved: ours now
+      this.imported = importSchema(this.acd.core, schema); // moved: ours now
       this.schema = toArrowSchema(this.imported.schema);
       this.deviceType = core.structs.i32('ArrowAsyncProducer', this.producer, 'device_type');
       const metadata = core.structs.ptr('ArrowAsyncProducer', this.producer, 'additional_metadata');
-      this.additionalMetadata = metadata === 0 ? null : decodeMetadataAt(core.memory.buffer, metadata, 'producer.additional_metadata');
+      this.additionalMetadata = metadata === 0 ? null : decodeMetadataAt(core, metadata, 'producer.additional_metadata');
     } catch (e) {
       core.schemaRelease(schema); // ours even when we fail (a NOP once moved)
       this.imported?.release();
@@ -151,7 +153,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     let decoded: Metadata | null = null;
     if (metadata !== 0) {
       try {
-        decoded = decodeMetadataAt(core.memory.buffer, metadata, 'metadata');
+        decoded = decodeMetadataAt(core, metadata, 'metadata');
       } catch (e) {
         this.discard(copy);
         core.free(copy);
@@ -289,7 +291,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
       }
       let h: Imported<arrow.RecordBatch>;
       try {
-        h = this.acd.importDeviceBatch(this.importedSchema(), out, this.importOptions);
+        h = importDeviceBatch(this.acd.core, this.importedSchema(), out, this.importOptions);
       } catch (e) {
         core.arrayRelease(arrayAt); // the import moved nothing: still ours
         throw e;

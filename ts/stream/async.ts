@@ -9,10 +9,9 @@
 // the C producer and consumer in stream-c.ts; all are re-exported here.
 
 import * as arrow from 'apache-arrow';
-import type { ArrowCDevice } from '../api.js';
-import type { Core } from '../abi/core.js';
+import type { Core, CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
-import { writeSchema } from '../arrow-js/export.js';
+import { writeSchema } from '../model/schema.js';
 import { encodeMetadata } from '../model/metadata.js';
 import { freeProducer, makeProducer, makeTask } from './async-structs.js';
 import { batchField, checkBatch, schemaField, sourceSchema, streamDevice, writeDeviceBatch, type Device, type DeviceSpec } from './batches.js';
@@ -94,7 +93,7 @@ function toAsync<T>(it: Iterator<T>): AsyncIterator<T> {
  * owns the handler throughout; the producer owns the ArrowAsyncProducer and
  * frees it after calling the handler's release.
  */
-export function produceAsync(acd: ArrowCDevice, handler: number, source: AsyncBatchSource, options: ProduceAsyncOptions = {}): { done: Promise<ProducerStats>; stats: ProducerStats } {
+export function produceAsync(acd: CoreRef, handler: number, source: AsyncBatchSource, options: ProduceAsyncOptions = {}): { done: Promise<ProducerStats>; stats: ProducerStats } {
   const p = new AsyncProducer(acd, handler, source, options);
   return { done: p.done, stats: p.stats };
 }
@@ -118,7 +117,7 @@ class AsyncProducer implements ProducerCallbacks {
   /** The handler callback called last (on_error: a throw is followed by release only). */
   private lastCall: 'on_schema' | 'on_next_task' | 'on_error' | 'release' | null = null;
 
-  constructor(private readonly acd: ArrowCDevice, private readonly handler: number, private readonly source: AsyncBatchSource,
+  constructor(private readonly acd: CoreRef, private readonly handler: number, private readonly source: AsyncBatchSource,
     private readonly options: ProduceAsyncOptions) {
     this.core = acd.core;
     this.rt = streamRuntime(this.core);

@@ -4,12 +4,13 @@
 // ArrowDeviceArray on that device.
 
 import * as arrow from 'apache-arrow';
-import type { ArrowCDevice } from '../api.js';
+import type { CoreRef } from '../abi/core.js';
+import { exportDeviceBatch } from '../device/exchange.js';
 import { fromArrowBatch, fromArrowSchema } from '../arrow-js/arrow-types.js';
 import { parseDevice, type Device, type DeviceSpec } from '../device/device.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { writeArray } from '../arrow-js/export.js';
-import { constants } from '../generated/layout.js';
+import { constants } from '../abi/generated/layout.js';
 import { fieldsEqual, recordBatchField, typeToString, type Field } from '../model/types.js';
 
 export type { Device, DeviceSpec };
@@ -53,7 +54,7 @@ export function sourceSchema(source: unknown): arrow.Schema | undefined {
  * { device })`: buffers copied onto the device, a sync event recorded), whose
  * array is moved into out.
  */
-export function writeDeviceBatch(acd: ArrowCDevice, out: number, batch: arrow.RecordBatch, field: Field, device: Device): void {
+export function writeDeviceBatch(acd: CoreRef, out: number, batch: arrow.RecordBatch, field: Field, device: Device): void {
   const core = acd.core;
   const s = core.structs;
   if (device.type === constants.ARROW_DEVICE_CPU) {
@@ -61,7 +62,7 @@ export function writeDeviceBatch(acd: ArrowCDevice, out: number, batch: arrow.Re
     core.deviceArrayInitDevice(out, constants.ARROW_DEVICE_CPU, -1);
     return;
   }
-  const exported = acd.exportDeviceBatch(batch, { device });
+  const exported = exportDeviceBatch(acd.core, batch, { device });
   try {
     const type = s.i32('ArrowDeviceArray', exported.array, 'device_type');
     const id = s.i64('ArrowDeviceArray', exported.array, 'device_id');
@@ -75,12 +76,12 @@ export function writeDeviceBatch(acd: ArrowCDevice, out: number, batch: arrow.Re
 }
 
 /** Writes batch into the ArrowArray at out (CPU). On failure out is released. */
-export function writePlainBatch(acd: ArrowCDevice, out: number, batch: arrow.RecordBatch, field: Field): void {
+export function writePlainBatch(acd: CoreRef, out: number, batch: arrow.RecordBatch, field: Field): void {
   writeArray(acd.core, out, batch.data, field.type);
 }
 
 /** Marks the array at out released: the end of a stream. */
-export function markEnd(acd: ArrowCDevice, out: number, device: boolean): void {
+export function markEnd(acd: CoreRef, out: number, device: boolean): void {
   const s = acd.core.structs;
   const at = device ? out + s.offsetOf('ArrowDeviceArray', 'array') : out;
   s.setPtr('ArrowArray', at, 'release', 0);

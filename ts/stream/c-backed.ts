@@ -197,7 +197,7 @@ export class CAsyncConsumer extends Handle {
       errorMessage: s.asyncConsumerErrorMessage(this.ptr),
       tasks: s.asyncConsumerTasks(this.ptr),
       requested: s.asyncConsumerRequested(this.ptr),
-      additionalMetadata: metadata === 0 ? null : decodeMetadataAt(this.core.memory.buffer, metadata, 'producer.additional_metadata'),
+      additionalMetadata: metadata === 0 ? null : decodeMetadataAt(this.core, metadata, 'producer.additional_metadata'),
     };
   }
 

@@ -7,12 +7,16 @@
 // The C core's producer and consumer are in stream-c.ts.
 
 import * as arrow from 'apache-arrow';
-import type { ArrowCDevice, ImportedSchema, ImportOptions, Imported } from '../api.js';
+import type { ImportedSchema, Imported } from '../exchange/handles.js';
+import { importSchema } from '../exchange/import.js';
+import type { ImportOptions } from '../exchange/options.js';
+import { importBatch } from '../arrow-js/import.js';
+import { importDeviceBatch } from '../device/exchange.js';
 import { toArrowSchema } from '../arrow-js/arrow-types.js';
-import type { Core } from '../abi/core.js';
+import type { Core, CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
-import { writeSchema } from '../arrow-js/export.js';
-import { constants } from '../generated/layout.js';
+import { writeSchema } from '../model/schema.js';
+import { constants } from '../abi/generated/layout.js';
 import { Handle } from '../abi/handles.js';
 import {
   batchField, checkBatch, CPU, markEnd, schemaField, sourceSchema, streamDevice, writeDeviceBatch, writePlainBatch,
@@ -83,7 +87,7 @@ class PullProducer implements PullCallbacks {
   private index = 0;
   private pending: arrow.RecordBatch | null;
 
-  constructor(private readonly acd: ArrowCDevice, private readonly kind: StreamKind, readonly field: Field,
+  constructor(private readonly acd: CoreRef, private readonly kind: StreamKind, readonly field: Field,
     private readonly iterator: Iterator<arrow.RecordBatch>, first: arrow.RecordBatch | null, private readonly device: Device) {
     this.pending = first;
   }
@@ -159,7 +163,7 @@ class PullProducer implements PullCallbacks {
   }
 }
 
-function exportStream(acd: ArrowCDevice, kind: StreamKind, source: SyncBatchSource, options: StreamExportOptions): ExportedStream {
+function exportStream(acd: CoreRef, kind: StreamKind, source: SyncBatchSource, options: StreamExportOptions): ExportedStream {
   const core = acd.core;
   const device = streamDevice(options.device);
   if (kind === 'array' && device.type !== CPU.type) {
@@ -180,12 +184,12 @@ function exportStream(acd: ArrowCDevice, kind: StreamKind, source: SyncBatchSour
  * struct until a consumer moves it out; the batches and the schema a consumer
  * gets are released independently of the stream.
  */
-export function exportArrayStream(acd: ArrowCDevice, source: SyncBatchSource, options: StreamExportOptions = {}): ExportedStream {
+export function exportArrayStream(acd: CoreRef, source: SyncBatchSource, options: StreamExportOptions = {}): ExportedStream {
   return exportStream(acd, 'array', source, options);
 }
 
 /** Like exportArrayStream, for an ArrowDeviceArrayStream on options.device (the CPU by default). */
-export function exportDeviceArrayStream(acd: ArrowCDevice, source: SyncBatchSource, options: StreamExportOptions = {}): ExportedStream {
+export function exportDeviceArrayStream(acd: CoreRef, source: SyncBatchSource, options: StreamExportOptions = {}): ExportedStream {
   return exportStream(acd, 'device', source, options);
 }
 
@@ -234,7 +238,7 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
   private readonly st: ReaderState;
   private count = 0;
 
-  constructor(private readonly acd: ArrowCDevice, st: ReaderState, readonly options: StreamImportOptions) {
+  constructor(private readonly acd: CoreRef, st: ReaderState, readonly options: StreamImportOptions) {
     super(() => {
       for (const h of st.handles) h.release();
       st.handles.length = 0;
@@ -280,8 +284,8 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
     let handle: Imported<arrow.RecordBatch>;
     try {
       handle = st.kind === 'device'
-        ? this.acd.importDeviceBatch(st.schema!, st.out, this.options)
-        : this.acd.importBatch(st.schema!, st.out, this.options);
+        ? importDeviceBatch(this.acd.core, st.schema!, st.out, this.options)
+        : importBatch(this.acd.core, st.schema!, st.out, this.options);
     } catch (e) {
       st.core.arrayRelease(arrayAt); // still ours: the import moved nothing
       finish(st);
@@ -326,7 +330,7 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
   }
 }
 
-function importStream(acd: ArrowCDevice, kind: StreamKind, ptr: number, options: StreamImportOptions): StreamReader {
+function importStream(acd: CoreRef, kind: StreamKind, ptr: number, options: StreamImportOptions): StreamReader {
   const core = acd.core;
   const s = core.stream;
   const struct = STREAM_STRUCT[kind];
@@ -350,7 +354,7 @@ function importStream(acd: ArrowCDevice, kind: StreamKind, ptr: number, options:
   }
   let schema: ImportedSchema | undefined;
   try {
-    schema = acd.importSchema(schemaPtr);
+    schema = importSchema(acd.core, schemaPtr);
     schema.schema; // a record batch schema: a struct
   } catch (e) {
     // Ours since get_schema succeeded: moved into `schema` when its import did.
@@ -374,11 +378,11 @@ function importStream(acd: ArrowCDevice, kind: StreamKind, ptr: number, options:
  * Takes ownership of the ArrowArrayStream at ptr (moved: the source is marked
  * released) and reads its schema. On failure nothing is moved or released.
  */
-export function importArrayStream(acd: ArrowCDevice, ptr: number, options: StreamImportOptions = {}): StreamReader {
+export function importArrayStream(acd: CoreRef, ptr: number, options: StreamImportOptions = {}): StreamReader {
   return importStream(acd, 'array', ptr, options);
 }
 
 /** Like importArrayStream, for an ArrowDeviceArrayStream (each batch must be on its device type). */
-export function importDeviceArrayStream(acd: ArrowCDevice, ptr: number, options: StreamImportOptions = {}): StreamReader {
+export function importDeviceArrayStream(acd: CoreRef, ptr: number, options: StreamImportOptions = {}): StreamReader {
   return importStream(acd, 'device', ptr, options);
 }

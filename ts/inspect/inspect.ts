@@ -1,7 +1,7 @@
 // Shows ABI structs as they are in memory, field by field, straight from the
 // generated layout table: what the learner's sandbox and the demo print.
 
-import { constants } from '../generated/layout.js';
+import { constants } from '../abi/generated/layout.js';
 import type { StructName } from '../abi/layout-types.js';
 import { StructReader } from '../abi/structs.js';
 
@@ -49,7 +49,7 @@ const hexBytes = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).pad
 
 /** Up to n bytes at address in hex, never past the end of the memory. */
 function bytesAt(s: StructReader, address: number, n: number): string {
-  const bytes = new Uint8Array(s.view.buffer);
+  const bytes = s.bytes;
   return hexBytes(bytes.subarray(address, Math.min(address + n, bytes.length)));
 }
 

@@ -10,7 +10,9 @@
 // and nothing may be left: bytes, table slots, stream objects.
 
 import type * as arrow from 'apache-arrow';
-import type { ArrowCDevice, ValidationLevel } from '../api.js';
+import type { CoreRef } from '../abi/core.js';
+import { deviceBytesAllocated, deviceStats } from '../device/accounting.js';
+import type { ValidationLevel } from '../exchange/options.js';
 import { compareBatches, schemaDifferences, type Mismatch } from '../arrow-js/compare.js';
 import { AsyncStreamConsumer, CAsyncConsumer, produceAsync, startCAsyncProducer } from '../stream/async.js';
 import { schemaField, streamDevice, CPU, type Device, type DeviceSpec } from '../stream/batches.js';
@@ -44,13 +46,13 @@ export interface StreamRoundtripOptions {
  * Sends every batch of table through the pull stream or the async device
  * stream and back (TS → C → TS), compares them and checks for leaks.
  */
-export async function roundtripStream(acd: ArrowCDevice, table: arrow.Table, via: Via, mode: 'copy' | 'view',
+export async function roundtripStream(acd: CoreRef, table: arrow.Table, via: Via, mode: 'copy' | 'view',
   options: StreamRoundtripOptions = {}): Promise<StreamRoundtripSummary> {
   const core = acd.core;
   const rt = streamRuntime(core);
   const device = streamDevice(options.device);
-  const before = acd.deviceStats();
-  const start = { bytes: acd.bytesAllocated(), deviceBytes: acd.deviceBytesAllocated(), slots: core.tableSlotsLive(), objects: rt.liveObjects() + cLive(rt) };
+  const before = deviceStats(core);
+  const start = { bytes: core.bytesAllocated(), deviceBytes: deviceBytesAllocated(core), slots: core.tableSlotsLive(), objects: rt.liveObjects() + cLive(rt) };
   const mismatches: Mismatch[] = [];
   const errors: string[] = [];
   let received = 0;
@@ -120,9 +122,9 @@ export async function roundtripStream(acd: ArrowCDevice, table: arrow.Table, via
   }
   // The C pump may still have a step to run (a producer freeing itself).
   await new Promise((r) => setTimeout(r, 0));
-  const bytesLeaked = acd.bytesAllocated() - start.bytes;
-  const deviceBytesLeaked = acd.deviceBytesAllocated() - start.deviceBytes;
-  const after = acd.deviceStats();
+  const bytesLeaked = core.bytesAllocated() - start.bytes;
+  const deviceBytesLeaked = deviceBytesAllocated(core) - start.deviceBytes;
+  const after = deviceStats(core);
   const tableSlotsLeaked = core.tableSlotsLive() - start.slots;
   const objectsLeaked = rt.liveObjects() + cLive(rt) - start.objects;
   return {

@@ -5,7 +5,11 @@
 // library's own reader: any type of the spec, and files apache-arrow misreads).
 
 import type * as arrow from 'apache-arrow';
-import type { ArrowCDevice, Imported, ExportedArray, RawImport, ValidationLevel } from '../api.js';
+import type { CoreRef } from '../abi/core.js';
+import { deviceStats } from '../device/accounting.js';
+import { exportDeviceBatch, exportDeviceRaw, importDeviceBatch, importDeviceRaw } from '../device/exchange.js';
+import type { ExportedArray, Imported } from '../exchange/handles.js';
+import type { RawImport, ValidationLevel } from '../exchange/options.js';
 import { compareBatches, schemaDifferences, type Mismatch } from '../arrow-js/compare.js';
 import { parseDevice, type Device, type DeviceSpec } from '../device/device.js';
 import { readIpc } from '../io/ipc/read.js';
@@ -51,11 +55,11 @@ const LIMIT = 10;
  * Runs `each` for every batch with the byte, device and event counts taken
  * around it, collecting errors instead of throwing; `each` releases all it made.
  */
-function measured(acd: ArrowCDevice, options: RoundtripOptions, batches: number,
+function measured(acd: CoreRef, options: RoundtripOptions, batches: number,
   each: (b: number, device: Device, mismatches: Mismatch[]) => void): Omit<RoundtripSummary, 'file' | 'reader' | 'rows' | 'columns' | 'batches'> {
   const device = parseDevice(options.device ?? 'cpu');
-  const start = acd.bytesAllocated();
-  const before = acd.deviceStats();
+  const start = acd.core.bytesAllocated();
+  const before = deviceStats(acd.core);
   const mismatches: Mismatch[] = [];
   const errors: string[] = [];
   for (let b = 0; b < batches; b++) {
@@ -65,9 +69,9 @@ function measured(acd: ArrowCDevice, options: RoundtripOptions, batches: number,
       errors.push(`batch ${b}: ${(e as Error).message}`);
     }
   }
-  const after = acd.deviceStats();
+  const after = deviceStats(acd.core);
   const deviceBytes = (t: typeof after) => t.devices.reduce((sum, d) => sum + d.bytesAllocated, 0);
-  const bytesLeaked = acd.bytesAllocated() - start;
+  const bytesLeaked = acd.core.bytesAllocated() - start;
   const deviceBytesLeaked = deviceBytes(after) - deviceBytes(before);
   return {
     ok: mismatches.length === 0 && errors.length === 0 && bytesLeaked === 0 && deviceBytesLeaked === 0,
@@ -78,15 +82,15 @@ function measured(acd: ArrowCDevice, options: RoundtripOptions, batches: number,
 }
 
 /** Every batch of an apache-arrow table, exported from and imported into apache-arrow objects. */
-export function roundtripTable(acd: ArrowCDevice, table: arrow.Table, file: string, mode: 'copy' | 'view' = 'copy',
+export function roundtripTable(acd: CoreRef, table: arrow.Table, file: string, mode: 'copy' | 'view' = 'copy',
   device: DeviceSpec | Device = 'cpu', validate?: ValidationLevel): RoundtripSummary {
   const result = measured(acd, { mode, device, validate }, table.batches.length, (b, target, mismatches) => {
     const batch = table.batches[b];
     let exported: ExportedArray | undefined;
     let imported: Imported<arrow.RecordBatch> | undefined;
     try {
-      exported = acd.exportDeviceBatch(batch, { device: target });
-      imported = acd.importDeviceBatch(exported.schema, exported.array, { mode, device: 'copy', validate });
+      exported = exportDeviceBatch(acd.core, batch, { device: target });
+      imported = importDeviceBatch(acd.core, exported.schema, exported.array, { mode, device: 'copy', validate });
       mismatches.push(...schemaDifferences(batch, imported.value).map((d) => ({ batch: b, column: '(schema)', row: -1, expected: d, found: '' })),
         ...compareBatches(batch, imported.value, b, LIMIT));
     } finally {
@@ -98,7 +102,7 @@ export function roundtripTable(acd: ArrowCDevice, table: arrow.Table, file: stri
 }
 
 /** Every batch of a raw file (integration JSON, or IPC read by this library), through raw export and import. */
-export function roundtripRaw(acd: ArrowCDevice, file: IntegrationFile, name: string, options: RoundtripOptions = {},
+export function roundtripRaw(acd: CoreRef, file: IntegrationFile, name: string, options: RoundtripOptions = {},
   reader: ReaderName = 'own'): RoundtripSummary {
   const field = recordBatchField(file.schema);
   const mode = options.mode ?? 'copy';
@@ -107,8 +111,8 @@ export function roundtripRaw(acd: ArrowCDevice, file: IntegrationFile, name: str
     let exported: ExportedArray | undefined;
     let imported: Imported<RawImport> | undefined;
     try {
-      exported = acd.exportDeviceRaw(field, batch, { device });
-      imported = acd.importDeviceRaw(exported.schema, exported.array, { mode, validate: options.validate, device: 'copy' });
+      exported = exportDeviceRaw(acd.core, field, batch, { device });
+      imported = importDeviceRaw(acd.core, exported.schema, exported.array, { mode, validate: options.validate, device: 'copy' });
       // In view mode the buffers are views of the imported array: compare before releasing it.
       mismatches.push(...schemaMismatches(field, imported.value.field, b), ...batchMismatches(batch, imported.value.array, file.schema.fields, b));
     } finally {

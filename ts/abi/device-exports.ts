@@ -1,4 +1,4 @@
-// The exports of csrc/bindings_device.cpp, which core.ts hands out (the only
+// The exports of csrc/device/bindings.cpp, which core.ts hands out (the only
 // module that touches the Emscripten module), and the accounting they report.
 
 /** Pointers are wasm32 addresses (device addresses are >= 2^31); ids and sizes numbers. */

@@ -1,0 +1,187 @@
+// ArrowDeviceArray exchange: exporting onto a simulated device (the CPU
+// array written, then moved there on the device's stream with a sync event),
+// and importing by policy: CPU arrays as they are, the others copied to the
+// host ('copy'), kept on their device ('keep': a DeviceResident) or refused.
+
+import type * as arrow from 'apache-arrow';
+import type { Core } from '../abi/core.js';
+import { ArrowCDeviceError, EINVAL, ENODEV } from '../abi/errors.js';
+import { batchField, exportData } from '../arrow-js/export.js';
+import { batchReader } from '../arrow-js/import.js';
+import { exportWith } from '../exchange/export.js';
+import type { ExportedArray, Imported, ImportedSchema } from '../exchange/handles.js';
+import { importArray, importSchema, rawReader, type Reader } from '../exchange/import.js';
+import type { ImportOptions, RawImport } from '../exchange/options.js';
+import { constants } from '../abi/generated/layout.js';
+import { writeRaw, type RawArray } from '../model/raw.js';
+import { writeSchema } from '../model/schema.js';
+import type { Field } from '../model/types.js';
+import { deviceName, parseDevice, type Device, type DeviceSpec } from './device.js';
+import { DeviceResident } from './resident.js';
+
+/** What importDeviceBatch does with an array that is not on the CPU. */
+export type DevicePolicy = 'copy' | 'keep' | 'reject';
+
+export interface DeviceImportOptions extends ImportOptions {
+  /**
+   * 'copy' (default): wait on the sync event, copy every buffer to the host,
+   * import that (validated at `validate`, default 'full'); 'keep': return a
+   * DeviceResident handle, the data left on its device; 'reject': throw.
+   * CPU arrays import as they are, except that 'keep' gives a handle too.
+   */
+  device?: DevicePolicy;
+}
+
+export interface DeviceExportOptions {
+  /** The device to put the data on: 'cpu' (default), 'cuda:1', 'webgpu', { type: 'rocm', id: 2 }, ... */
+  device?: DeviceSpec | Device;
+}
+
+/**
+ * Exports a record batch as an ArrowDeviceArray: on the CPU by default
+ * (device_id -1, no sync event), or on a simulated device, where every
+ * buffer of every child is that device's memory, copied there on its stream,
+ * with a sync event recorded after the copies (device types that have one).
+ */
+export function exportDeviceBatch(core: Core, batch: arrow.RecordBatch, options: DeviceExportOptions = {}): ExportedArray {
+  const device = parseDevice(options.device ?? 'cpu');
+  return exportData(core, batch.data, batchField(batch), 'ArrowDeviceArray', ontoDevice(core, device));
+}
+
+/** Like exportRaw, as an ArrowDeviceArray on options.device (the CPU by default). */
+export function exportDeviceRaw(core: Core, field: Field, raw: RawArray, options: DeviceExportOptions = {}): ExportedArray {
+  const device = parseDevice(options.device ?? 'cpu');
+  return exportWith(core, field, 'ArrowDeviceArray', (ptr) => writeRaw(core, ptr, raw), ontoDevice(core, device));
+}
+
+/** The export hook that moves a CPU device array onto device (none for the CPU). */
+function ontoDevice(core: Core, device: Device): ((schema: number, array: number) => void) | undefined {
+  return device.type === constants.ARROW_DEVICE_CPU ? undefined : (schema, array) => moveOnto(core, schema, array, device);
+}
+
+/** Moves the CPU device array at `array` onto device, in place; on failure it is released. */
+function moveOnto(core: Core, schema: number, array: number, device: Device): void {
+  const host = core.alloc(core.structs.size('ArrowDeviceArray'));
+  core.deviceArrayMove(array, host);
+  try {
+    core.checkDevice(core.device.deviceArrayMoveToDevice(schema, host, device.type, device.id, array), `exporting onto ${device.name}`);
+  } catch (e) {
+    core.arrayRelease(host);
+    throw e;
+  } finally {
+    core.free(host);
+  }
+}
+
+/**
+ * Like importBatch, for an ArrowDeviceArray. Arrays on the CPU import as
+ * they are; the others by options.device: copied to the host (default,
+ * after waiting on the sync event), kept on their device ('keep': a
+ * DeviceResident), or refused ('reject'). On failure nothing is moved or
+ * released; on success the source is marked released (its device memory is
+ * freed once copied to the host).
+ */
+export function importDeviceBatch(core: Core, schema: number | ImportedSchema, deviceArray: number,
+  options: DeviceImportOptions & { device: 'keep' }): DeviceResident;
+export function importDeviceBatch(core: Core, schema: number | ImportedSchema, deviceArray: number,
+  options?: DeviceImportOptions): Imported<arrow.RecordBatch>;
+export function importDeviceBatch(core: Core, schema: number | ImportedSchema, deviceArray: number,
+  options: DeviceImportOptions = {}): Imported<arrow.RecordBatch> | DeviceResident {
+  const policy = options.device ?? 'copy';
+  if (policy !== 'copy' && policy !== 'keep' && policy !== 'reject') {
+    throw new ArrowCDeviceError(`device: expected 'copy', 'keep' or 'reject', found '${String(policy)}'`, EINVAL);
+  }
+  core.structs.checkRange(deviceArray, core.structs.size('ArrowDeviceArray'), 'ArrowDeviceArray');
+  if (policy === 'keep') return keepOnDevice(core, schema, deviceArray);
+  const type = core.structs.i32('ArrowDeviceArray', deviceArray, 'device_type');
+  const read = batchReader(core, options);
+  if (type === constants.ARROW_DEVICE_CPU) return importArray(core, schema, deviceArray, 'ArrowDeviceArray', options, read);
+  if (policy === 'reject') throw notOnCpu(core, deviceArray);
+  return copyToHost(core, schema, deviceArray, options, read);
+}
+
+/** Like importRaw, for an ArrowDeviceArray (non-CPU arrays: options.device 'copy' (default) or 'reject'). */
+export function importDeviceRaw(core: Core, schema: number | ImportedSchema, deviceArray: number, options: DeviceImportOptions = {}): Imported<RawImport> {
+  const policy = options.device ?? 'copy';
+  if (policy !== 'copy' && policy !== 'reject') {
+    throw new ArrowCDeviceError(`device: expected 'copy' or 'reject' for a raw import, found '${String(policy)}'`, EINVAL);
+  }
+  core.structs.checkRange(deviceArray, core.structs.size('ArrowDeviceArray'), 'ArrowDeviceArray');
+  const type = core.structs.i32('ArrowDeviceArray', deviceArray, 'device_type');
+  if (type === constants.ARROW_DEVICE_CPU) return importArray(core, schema, deviceArray, 'ArrowDeviceArray', options, rawReader(core));
+  if (policy === 'reject') throw notOnCpu(core, deviceArray);
+  return copyToHost(core, schema, deviceArray, options, rawReader(core));
+}
+
+function notOnCpu(core: Core, deviceArray: number): ArrowCDeviceError {
+  const s = core.structs;
+  const name = deviceName(s.i32('ArrowDeviceArray', deviceArray, 'device_type'), s.i64Big('ArrowDeviceArray', deviceArray, 'device_id'));
+  return new ArrowCDeviceError(`device_type: the array is on ${name}, not the CPU, and the import policy is 'reject': ` +
+    `import it with { device: 'copy' } to copy it to the host, or { device: 'keep' } to keep it on its device`, ENODEV);
+}
+
+/** Copies a device array to the host and imports the copy; see importDeviceBatch. */
+function copyToHost<T>(core: Core, schemaArg: number | ImportedSchema, ptr: number, options: ImportOptions, read: Reader<T>): Imported<T> {
+  const ownsSchema = typeof schemaArg === 'number';
+  const schema = ownsSchema ? importSchema(core, schemaArg) : schemaArg;
+  let host = 0;
+  try {
+    if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
+    host = core.alloc(core.structs.size('ArrowDeviceArray'));
+    // Validates the device array (its buffers unread), waits on its event, copies.
+    core.checkDevice(core.device.deviceArrayCopy(schema.ptr, ptr, constants.ARROW_DEVICE_CPU, -1, host), 'ArrowDeviceArray');
+    let result: Imported<T>;
+    try {
+      result = importArray(core, schema, host, 'ArrowDeviceArray', { ...options, validate: options.validate ?? 'full' }, read);
+    } catch (e) {
+      core.arrayRelease(host);
+      throw e;
+    }
+    // The source is ours now: release it (its device memory and event).
+    core.arrayRelease(ptr);
+    // The batch's schema was read into JS objects; the C one can go.
+    if (ownsSchema) schema.release();
+    return result;
+  } catch (e) {
+    if (ownsSchema) {
+      core.schemaMove(schema.ptr, schemaArg);
+      schema.release();
+    }
+    throw e;
+  } finally {
+    if (host !== 0) core.free(host);
+  }
+}
+
+/** Moves a validated device array (any device) and its schema into a DeviceResident. */
+function keepOnDevice(core: Core, schemaArg: number | ImportedSchema, ptr: number): DeviceResident {
+  const s = core.structs;
+  const ownsSchema = typeof schemaArg === 'number';
+  const schema = ownsSchema ? importSchema(core, schemaArg) : schemaArg;
+  let own = 0;
+  let schemaCopy = 0;
+  try {
+    if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
+    core.checkDevice(core.device.deviceArrayValidate(schema.ptr, ptr), 'ArrowDeviceArray');
+    const type = s.i32('ArrowDeviceArray', ptr, 'device_type');
+    // A CPU array's device_id is only recommended to be -1 (0 is common): there is one CPU.
+    const device = parseDevice(type === constants.ARROW_DEVICE_CPU ? 'cpu' : { type, id: s.i64('ArrowDeviceArray', ptr, 'device_id') });
+    own = core.alloc(s.size('ArrowDeviceArray'));
+    schemaCopy = core.alloc(s.size('ArrowSchema'));
+    // The handle owns a schema of its own: the moved one, or one written from the caller's.
+    if (ownsSchema) core.schemaMove(schema.ptr, schemaCopy);
+    else writeSchema(core, schemaCopy, schema.field);
+    core.deviceArrayMove(ptr, own);
+    if (ownsSchema) schema.release();
+    const host = { core, importDeviceBatch: (sp: number, dp: number, o: ImportOptions) => importDeviceBatch(core, sp, dp, { ...o, device: 'copy' }) };
+    return new DeviceResident(host, own, schemaCopy, schema.field, device);
+  } catch (e) {
+    if (own !== 0) core.free(own);
+    if (schemaCopy !== 0) core.free(schemaCopy);
+    if (ownsSchema) {
+      core.schemaMove(schema.ptr, schemaArg);
+      schema.release();
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,87 @@
+// The handles of what crosses the boundary: structs this library produced
+// (ExportedSchema, ExportedArray) and structs it took ownership of
+// (ImportedSchema, Imported). Each owns its memory in the core until
+// release() (or the finalizer backstop of ts/abi/handles.ts).
+
+import type { Core } from '../abi/core.js';
+import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
+import { Handle } from '../abi/handles.js';
+import { readField } from '../model/schema.js';
+import type { Field, Schema } from '../model/types.js';
+
+/** An ArrowSchema this library produced, in wasm memory at `ptr`. */
+export class ExportedSchema extends Handle {
+  constructor(core: Core, readonly ptr: number) {
+    super(() => { core.schemaRelease(ptr); core.free(ptr); });
+  }
+}
+
+/**
+ * An ArrowSchema and an ArrowArray (or ArrowDeviceArray) this library produced,
+ * in wasm memory. A consumer may move either struct out; release() calls the
+ * release callback of whatever is still there and frees both base structs.
+ */
+export class ExportedArray extends Handle {
+  constructor(core: Core, readonly schema: number, readonly array: number) {
+    super(() => {
+      core.schemaRelease(schema);
+      core.arrayRelease(array);
+      core.free(schema);
+      core.free(array);
+    });
+  }
+}
+
+/** A schema moved out of a producer's struct into this library's memory. */
+export class ImportedSchema extends Handle {
+  /** The schema (a record batch's: a struct whose children are the columns). */
+  readonly field: Field;
+
+  constructor(core: Core, readonly ptr: number) {
+    // Read before the handle exists: when reading fails, the caller takes the struct back.
+    const field = readField(core.structs, ptr);
+    super(() => { core.schemaRelease(ptr); core.free(ptr); });
+    this.field = field;
+  }
+
+  /** The columns and metadata, when the schema is a struct (a record batch's). */
+  get schema(): Schema {
+    if (this.field.type.kind !== 'struct') {
+      throw new ArrowCDeviceError(`schema: a record batch schema is a struct ('+s'), found ${this.field.type.kind}`, EINVAL);
+    }
+    return { fields: this.field.type.children, metadata: this.field.metadata };
+  }
+}
+
+/**
+ * Imported data. In copy mode it owns only JS memory: the C array was
+ * released during the import, so `value` is never rebuilt. In view mode it
+ * owns the moved C array until release(); `value` is rebuilt over the new
+ * buffer if wasm memory grew (views made earlier are then detached).
+ */
+export class Imported<T> extends Handle {
+  #value: T;
+  #buffer: ArrayBufferLike;
+  readonly #rebuild: (() => T) | null;
+
+  /**
+   * `value` is built before the handle exists, so a failed read leaves no
+   * half-built handle whose finalizer would free what the caller took back.
+   * `rebuild` (view mode only) reads the owned C array again.
+   */
+  constructor(private readonly core: Core, value: T, rebuild: (() => T) | null, cleanup: () => void) {
+    super(cleanup);
+    this.#value = value;
+    this.#rebuild = rebuild;
+    this.#buffer = core.memory.buffer;
+  }
+
+  get value(): T {
+    if (this.released) throw new ArrowCDeviceError('imported data used after release()', EINVAL);
+    if (this.#rebuild !== null && this.#buffer !== this.core.memory.buffer) {
+      this.#value = this.#rebuild();
+      this.#buffer = this.core.memory.buffer;
+    }
+    return this.#value;
+  }
+}

@@ -1,0 +1,113 @@
+// Taking ownership of structs a producer wrote into the core's memory: check
+// the address, validate in C at the asked level, move the struct into this
+// library's own memory (the source is marked released), read it, and hand
+// out a handle. On failure nothing is moved or released: the caller still
+// owns what it passed. The readers (raw here, apache-arrow in ts/arrow-js/)
+// plug in as a Reader.
+
+import type { Core } from '../abi/core.js';
+import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
+import { constants } from '../abi/generated/layout.js';
+import { readRaw, type ImportMode } from '../model/raw.js';
+import { Imported, ImportedSchema } from './handles.js';
+import { LEVELS, levelOf, modeOf, type ImportOptions, type RawImport } from './options.js';
+
+/** Reads an imported (validated, moved) ArrowArray at ptr into T. */
+export type Reader<T> = (schema: ImportedSchema, ptr: number, mode: ImportMode) => T;
+
+/** The raw reader: any type of the spec, as its C buffers and children. */
+export const rawReader = (core: Core): Reader<RawImport> => (s, ptr, mode) => ({ field: s.field, array: readRaw(core, ptr, s.field.type, mode) });
+
+/**
+ * Takes ownership of the ArrowSchema at ptr: validates it, moves it into
+ * this library's memory (the source is marked released) and reads it. On
+ * failure nothing is moved or released: the caller still owns the struct.
+ */
+export function importSchema(core: Core, ptr: number): ImportedSchema {
+  core.structs.checkRange(ptr, core.structs.size('ArrowSchema'), 'schema');
+  core.schemaValidate(ptr);
+  const own = core.alloc(core.structs.size('ArrowSchema'));
+  core.schemaMove(ptr, own);
+  try {
+    return new ImportedSchema(core, own);
+  } catch (e) {
+    core.schemaMove(own, ptr);
+    core.free(own);
+    throw e;
+  }
+}
+
+/**
+ * Imports the ArrowArray (or CPU ArrowDeviceArray) at ptr with read; the
+ * schema is an ImportedSchema, or an address whose struct is imported too
+ * (and owned by the result).
+ */
+export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, ptr: number, struct: 'ArrowArray' | 'ArrowDeviceArray',
+  options: ImportOptions, read: Reader<T>): Imported<T> {
+  const mode = modeOf(options);
+  const level = levelOf(options);
+  core.structs.checkRange(ptr, core.structs.size(struct), struct);
+  const arrayPtr = struct === 'ArrowDeviceArray' ? ptr + core.structs.offsetOf('ArrowDeviceArray', 'array') : ptr;
+  if (struct === 'ArrowDeviceArray') checkCpu(core, ptr);
+
+  const ownsSchema = typeof schemaArg === 'number';
+  const schema = ownsSchema ? importSchema(core, schemaArg) : schemaArg;
+  let own = 0;
+  try {
+    if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
+    // The ImportedSchema was validated on import and is owned here: no second schema walk.
+    core.arrayValidate(schema.ptr, arrayPtr, level, true);
+    // From DEFAULT on the validator names device memory where it finds it;
+    // at MINIMAL, check that no buffer is device memory before reading one.
+    if (level === LEVELS.minimal) core.checkDevice(core.device.arrayCheckHost(schema.ptr, arrayPtr), 'array');
+    own = core.alloc(core.structs.size('ArrowArray'));
+    core.arrayMove(arrayPtr, own);
+    const owned = own;
+    const build = () => read(schema, owned, mode);
+    // Built before any handle exists: on failure the catch below is the only owner.
+    const value = build();
+    if (mode === 'copy') {
+      own = 0;
+      core.arrayRelease(owned);
+      core.free(owned);
+      if (ownsSchema) schema.release();
+      return new Imported(core, value, null, () => {});
+    }
+    return new Imported(core, value, build, () => {
+      core.arrayRelease(owned);
+      core.free(owned);
+      if (ownsSchema) schema.release();
+    });
+  } catch (e) {
+    if (own !== 0) {
+      core.arrayMove(own, arrayPtr);
+      core.free(own);
+    }
+    if (ownsSchema) {
+      core.schemaMove(schema.ptr, schemaArg);
+      schema.release();
+    }
+    throw e;
+  }
+}
+
+/**
+ * Takes ownership of an ArrowArray of any type of the spec and imports it
+ * as a raw array (its C buffers and children, as views or copies by mode):
+ * the lossless path, for types apache-arrow lacks too.
+ */
+export function importRaw(core: Core, schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<RawImport> {
+  return importArray(core, schema, array, 'ArrowArray', options, rawReader(core));
+}
+
+/** A device array read here in place must be a CPU one without an event. */
+function checkCpu(core: Core, deviceArray: number): void {
+  const s = core.structs;
+  const type = s.i32('ArrowDeviceArray', deviceArray, 'device_type');
+  if (type !== constants.ARROW_DEVICE_CPU) {
+    throw new ArrowCDeviceError(`device_type: expected ARROW_DEVICE_CPU (1), found ${type}; non-CPU device arrays are not supported yet`, ENOSYS);
+  }
+  if (s.ptr('ArrowDeviceArray', deviceArray, 'sync_event') !== 0) {
+    throw new ArrowCDeviceError('sync_event: expected NULL for ARROW_DEVICE_CPU, which has no event type', EINVAL);
+  }
+}

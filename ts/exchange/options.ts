@@ -1,0 +1,45 @@
+// What an import is asked to do: copy or view, how much the C validator
+// checks first, which conversions apache-arrow needs. Shared by every import
+// path (raw, apache-arrow, devices, streams).
+
+import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
+import type { ImportMode, RawArray } from '../model/raw.js';
+import type { Conversion, Field } from '../model/types.js';
+
+export type ValidationLevel = 'none' | 'minimal' | 'default' | 'full';
+
+/** The C validator's levels (enum AcdValidationLevel in csrc/validate/validate.h). */
+export const LEVELS: Readonly<Record<ValidationLevel, number>> = { none: 0, minimal: 1, default: 2, full: 3 };
+
+export interface ImportOptions {
+  /** 'copy' (default): owned copies, the C array is released at once; 'view': zero-copy until release(). */
+  mode?: ImportMode;
+  /** How much the C validator checks before anything is read (default 'default'). */
+  validate?: ValidationLevel;
+  /**
+   * Types apache-arrow lacks to convert into ones it has: 'run_end_encoded'
+   * (expanded into plain values), 'list_view' (gathered into lists). Without
+   * it such data throws; importRaw keeps any type as it is.
+   */
+  convert?: readonly Conversion[];
+}
+
+/** A raw import: the field and the array as its C buffers and children. */
+export interface RawImport {
+  readonly field: Field;
+  readonly array: RawArray;
+}
+
+/** options.mode, checked. */
+export function modeOf(options: ImportOptions): ImportMode {
+  const mode = options.mode ?? 'copy';
+  if (mode !== 'copy' && mode !== 'view') throw new ArrowCDeviceError(`mode: expected 'copy' or 'view', found '${String(mode)}'`, EINVAL);
+  return mode;
+}
+
+/** options.validate as the C validator's level, checked. */
+export function levelOf(options: ImportOptions): number {
+  const level = LEVELS[options.validate ?? 'default'];
+  if (level === undefined) throw new ArrowCDeviceError(`validate: expected none, minimal, default or full, found '${String(options.validate)}'`, EINVAL);
+  return level;
+}

@@ -1,0 +1,56 @@
+// ArrowSchema trees ↔ the type model (Field): reading one from any address
+// space, and writing one into the core's memory, where the C core allocates
+// and owns everything (its release frees it).
+
+import type { Core } from '../abi/core.js';
+import type { StructReader } from '../abi/structs.js';
+import { flagsOf, formatOf, typeFromFormat } from './format.js';
+import { decodeMetadataAt, encodeMetadata } from './metadata.js';
+import { childFields, type Field } from './types.js';
+
+/** Reads a validated ArrowSchema tree. */
+export function readField(s: StructReader, ptr: number, path = 'schema'): Field {
+  const format = s.cString(s.ptr('ArrowSchema', ptr, 'format'), `${path}.format`);
+  const namePtr = s.ptr('ArrowSchema', ptr, 'name');
+  const name = namePtr === 0 ? '' : s.cString(namePtr, `${path}.name`);
+  const metadataPtr = s.ptr('ArrowSchema', ptr, 'metadata');
+  const metadata = metadataPtr === 0 ? null : decodeMetadataAt(s, metadataPtr, `${path}.metadata`);
+  const flags = s.i64('ArrowSchema', ptr, 'flags');
+  const n = s.i64('ArrowSchema', ptr, 'n_children');
+  const childArray = s.ptr('ArrowSchema', ptr, 'children');
+  const children: Field[] = [];
+  for (let i = 0; i < n; i++) {
+    children.push(readField(s, s.ptrAt(childArray + i * s.layout.pointerSize), `${path}.children[${i}]`));
+  }
+  const dictionaryPtr = s.ptr('ArrowSchema', ptr, 'dictionary');
+  const dictionaryValue = dictionaryPtr === 0 ? undefined : readField(s, dictionaryPtr, `${path}.dictionary`).type;
+  const type = typeFromFormat(format, children, flags, dictionaryValue);
+  return { name, type, nullable: (flags & 2) !== 0, metadata };
+}
+
+/**
+ * Initializes the ArrowSchema at `ptr` (its old content is ignored) for field.
+ * On success the struct owns everything (its release frees it); on failure
+ * nothing stays allocated and the struct is released.
+ */
+export function writeSchema(core: Core, ptr: number, field: Field): void {
+  const { type } = field;
+  const children = childFields(type);
+  const dictionary = type.kind === 'dictionary' ? type : null;
+  core.schemaInit(ptr, formatOf(type), field.name, encodeMetadata(field.metadata), flagsOf(field),
+    children.length, dictionary !== null);
+  try {
+    const s = core.structs;
+    const childArray = s.ptr('ArrowSchema', ptr, 'children');
+    for (let i = 0; i < children.length; i++) {
+      writeSchema(core, s.ptrAt(childArray + i * s.layout.pointerSize), children[i]);
+    }
+    if (dictionary !== null) {
+      const value: Field = { name: '', type: dictionary.valueType, nullable: true, metadata: null };
+      writeSchema(core, s.ptr('ArrowSchema', ptr, 'dictionary'), value);
+    }
+  } catch (e) {
+    core.schemaRelease(ptr);
+    throw e;
+  }
+}
