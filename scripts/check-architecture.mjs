@@ -49,9 +49,10 @@ export function folderOf(file, base) {
 // ---- TypeScript imports ------------------------------------------------------
 
 /**
- * The source with comments and template-literal text blanked (newlines kept),
- * so that an import written in a comment or a code sample is not taken for one.
- * String literals stay: they hold the specifiers.
+ * The source with comments and the text of string and template literals
+ * blanked (quotes, offsets and newlines kept), so that an import written in a
+ * comment or a string is not taken for one; a specifier is then read from the
+ * original source at the offsets of its blanked literal.
  */
 export function maskTs(src) {
   const out = src.split('');
@@ -73,7 +74,7 @@ export function maskTs(src) {
     if (c === '\'' || c === '"') {
       let j = i + 1;
       while (j < src.length && src[j] !== c && src[j] !== '\n') j += src[j] === '\\' ? 2 : 1;
-      i = j + 1; prev = c; continue;
+      blank(i + 1, Math.min(j, src.length)); i = j + 1; prev = c; continue;
     }
     if (c === '`') { stack.push({ tpl: true }); i++; continue; }
     if (c === '/' && (prev === '' || '(,=:[!&|?{};+-*%<>~^'.includes(prev) || /\b(return|typeof|case|do|else|in|of|void|yield|await)\s*$/.test(src.slice(Math.max(0, i - 8), i)))) {
@@ -103,13 +104,18 @@ export function tsSpecifiers(src) {
   const specs = [];
   const patterns = [
     // import x from '…', import type { X } from '…', export * from '…', export { a } from '…'
-    /(?:^|[;}\n])\s*(?:import|export)\s[^;()='"`]*?\bfrom\s*(['"])([^'"\n]+)\1/g,
+    /(?:^|[;}\n])\s*(?:import|export)\s[^;()='"`]*?\bfrom\s*(['"])([^'"\n]*)\1/dg,
     // import '…' (for its effects)
-    /(?:^|[;}\n])\s*import\s*(['"])([^'"\n]+)\1/g,
+    /(?:^|[;}\n])\s*import\s*(['"])([^'"\n]*)\1/dg,
     // import('…'), require('…'), import x = require('…')
-    /(?<![\w$.])(?:import|require)\s*\(\s*(['"])([^'"\n]+)\1\s*[,)]/g,
+    /(?<![\w$.])(?:import|require)\s*\(\s*(['"])([^'"\n]*)\1\s*[,)]/dg,
   ];
-  for (const re of patterns) for (const m of code.matchAll(re)) specs.push(m[2]);
+  for (const re of patterns) {
+    for (const m of code.matchAll(re)) {
+      const spec = src.slice(...m.indices[2]);
+      if (spec) specs.push(spec);
+    }
+  }
   return specs;
 }
 
