@@ -259,7 +259,9 @@ export function cGraph(root, base = 'csrc', tools = findCTools()) {
   result.method = tools.method === 'emcc'
     ? `symbols of objects compiled by ${basename(tools.cc)}/${basename(tools.cxx)}, listed by ${basename(tools.nm)}`
     : `symbols of objects compiled natively by ${basename(tools.cc)}/${basename(tools.cxx ?? '(none)')}, listed by ${basename(tools.nm)}`;
-  const { symbols, failed } = compileAndList(root, files, tools, [join(root, base)]);
+  // csrc/ and each of its folders on the include path, so that "acd.h" and "abi/acd.h" both resolve.
+  const dirs = [...new Set(files.map((f) => dirname(f)))].filter((d) => d !== base);
+  const { symbols, failed } = compileAndList(root, files, tools, [base, ...dirs].map((d) => join(root, d)));
   for (const { file, error } of failed) result.problems.push({ kind: 'c-compile', message: `${file} does not compile with ${result.method.split(',')[0]}, so its edges are unknown:\n${error}` });
   const definedBy = new Map();
   for (const [file, { defs }] of symbols) for (const s of defs) definedBy.set(s, [...(definedBy.get(s) ?? []), file]);

@@ -164,12 +164,16 @@ describe('C: edges from the compiled symbols (synthetic trees)', () => {
       'csrc/abi/f.c': '/* f */\n#include "acd.h"\nint acd_f(int x) { return x > 0 ? acd_g(x - 1) : 0; }\n',
       'csrc/device/g.c': '/* g */\n#include "acd.h"\nint acd_counter;\nint acd_g(int x) { acd_counter++; return acd_f(x); }\n',
       'csrc/model/h.c': '/* h */\n#include "acd.h"\nstatic int local(void) { return acd_counter; }\nint acd_h(void) { return local(); }\n',
+      // The same base name in two folders, and a header found through its folder.
+      'csrc/model/f.c': '/* f */\n#include "model.h"\nint acd_model_f(void) { return acd_h(); }\n',
+      'csrc/model/model.h': '/* model */\nint acd_h(void);\n',
       'csrc/examples/ignored.c': '/* an example: not part of the graph */\n#include "../acd.h"\nint acd_example(void) { return acd_f(1); }\n',
     });
     const g = cGraph(root);
     expect(g.problems).toEqual([]);
-    expect(g.files).toEqual(['csrc/abi/f.c', 'csrc/device/g.c', 'csrc/model/h.c']);
+    expect(g.files).toEqual(['csrc/abi/f.c', 'csrc/device/g.c', 'csrc/model/f.c', 'csrc/model/h.c']);
     expect(g.edges.get('csrc/model/h.c')).toEqual(new Map([['csrc/device/g.c', ['acd_counter']]]));
+    expect(g.edges.get('csrc/model/f.c')).toEqual(new Map([['csrc/model/h.c', ['acd_h']]]));
     const vs = cycleViolations(g) as Violation[];
     expect(kinds(vs)).toEqual(['c-folder-cycle', 'c-file-cycle']);
     expect(vs[0].nodes).toEqual(['abi', 'device']);
