@@ -340,6 +340,7 @@ export function folderGraph(graph) {
 /** Cycle violations of a graph: every folder-level and file-level strongly connected component of more than one node. */
 export function cycleViolations(graph) {
   const tag = graph.name === 'C' ? 'c' : 'ts';
+  const verb = tag === 'c' ? 'use each other\'s symbols' : 'import each other';
   const label = (a, b) => {
     const why = graph.edges.get(a).get(b);
     return why?.length ? ` (${[...new Set(why)].slice(0, 4).join(', ')}${new Set(why).size > 4 ? ', …' : ''})` : '';
@@ -357,7 +358,7 @@ export function cycleViolations(graph) {
         lines.push(`${fa} -> ${fb}:`, ...pairs.map(([a, b]) => `  ${a} -> ${b}${label(a, b)}`));
       }
     }
-    out.push({ kind: `${tag}-folder-cycle`, message: `${graph.base}/: folders ${comp.join(', ')} import each other`, nodes: comp, details: lines });
+    out.push({ kind: `${tag}-folder-cycle`, message: `${graph.base}/: folders ${comp.join(', ')} ${verb}`, nodes: comp, details: lines });
   }
   const fileEdges = new Map([...graph.edges].map(([f, m]) => [f, [...m.keys()]]));
   for (const comp of stronglyConnected(graph.files, fileEdges)) {
@@ -365,7 +366,7 @@ export function cycleViolations(graph) {
     const inside = new Set(comp);
     const lines = [`cycle: ${cycleThrough(comp[0], inside, (v) => fileEdges.get(v)).join(' -> ')}`, 'edges inside it:'];
     for (const a of comp) for (const b of fileEdges.get(a)) if (inside.has(b)) lines.push(`  ${a} -> ${b}${label(a, b)}`);
-    out.push({ kind: `${tag}-file-cycle`, message: `${graph.base}/: ${comp.length} files import each other: ${comp.join(', ')}`, nodes: comp, details: lines });
+    out.push({ kind: `${tag}-file-cycle`, message: `${graph.base}/: ${comp.length} files ${verb}: ${comp.join(', ')}`, nodes: comp, details: lines });
   }
   return out;
 }
