@@ -17,7 +17,11 @@ export { DEVICE_TYPES, deviceName, deviceTypeName, eventTypeOf, isHostAccessible
 export type { Device, DeviceSpec, DeviceTypeName } from './device/device.js';
 export type { DeviceStats, DeviceTotals } from './abi/device-exports.js';
 export type { ImportMode } from './arrow-js/import.js';
-export type { LoadOptions } from './abi/core.js';
+export type { CoreRef, LoadOptions } from './abi/core.js';
+export { ImageSpace, MemorySpace, releaseThrough } from './abi/address-space.js';
+export type { AddressSpace, Allocator, FunctionTable, MemorySpaceOptions, ReleasableStruct } from './abi/address-space.js';
+export { readField } from './model/schema.js';
+export { readRaw } from './model/raw.js';
 export { ArrowCDeviceError, EBUSY, EINVAL, EIO, ENODEV, ENOMEM, ENOSYS, EOVERFLOW, ERANGE, errnoName } from './abi/errors.js';
 export * as types from './model/types.js';
 export type { DataType, Field, Metadata, Schema, TimeUnit } from './model/types.js';
