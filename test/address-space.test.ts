@@ -12,6 +12,7 @@ import { decodeMetadataAt, encodeMetadata } from '../ts/model/metadata.js';
 import { readRaw } from '../ts/model/raw.js';
 import { rawValues } from '../ts/model/raw-values.js';
 import { readField } from '../ts/model/schema.js';
+import * as pkg from '../ts/index.js';
 import { bytesMark } from './helpers.js';
 
 let acd: ArrowCDevice;
@@ -178,5 +179,15 @@ describe('a fixed image as an address space', () => {
     image.bytes[1023] = 0x41;  // 'A', and the image ends
     err = error(() => image.structs.cString(1023, 'schema.name'));
     expect(err.message).toBe('schema.name: string at 1023 is not NUL-terminated');
+  });
+
+  test("the README's example, through the package's exports", () => {
+    const { image: built, schema, array } = buildImage(lp64);
+    const image = new pkg.ImageSpace('fixture', built.bytes, pkg.lp64);
+    const field = pkg.readField(image.structs, schema);
+    expect(pkg.rawValues(pkg.readRaw(image, array, field.type, 'copy'))).toEqual([7, null, 9]);
+    // A release callback in an image cannot be called.
+    image.structs.setPtr('ArrowArray', array, 'release', 5);
+    expect(error(() => image.release('ArrowArray', array)).code).toBe(ENOSYS);
   });
 });
