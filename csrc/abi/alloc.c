@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acd.h"
+#include "abi/abi.h"
 
 #if defined(__wasm__)
 #define ACD_WASM_PAGE 65536
@@ -105,16 +105,3 @@ void* AcdBufferAlloc(int64_t size) {
 void AcdBufferFree(void* ptr) { AcdFree(ptr); }
 
 int64_t AcdBytesAllocated(void) { return acd_bytes_allocated; }
-
-int AcdAddressRangeValid(const void* ptr, int64_t size) {
-  if (ptr == NULL || size < 0) return 0;
-  // Simulated device memory is never host memory, and host-accessible device
-  // memory is not readable while a copy into it is pending (device_memory.c).
-  if (!AcdDeviceRangeReadable(ptr, size)) return 0;
-#if defined(__wasm__)
-  uint64_t end = (uint64_t)(uintptr_t)ptr + (uint64_t)size;
-  return end <= (uint64_t)__builtin_wasm_memory_size(0) * ACD_WASM_PAGE;
-#else
-  return 1;
-#endif
-}

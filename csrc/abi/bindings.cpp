@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "acd.h"
+#include "abi/abi.h"
 
 namespace {
 

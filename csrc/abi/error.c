@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acd.h"
+#include "abi/abi.h"
 
 int AcdErrorSet(struct AcdError* error, int code, const char* fmt, ...) {
   if (error == NULL) return code;

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "acd.h"
+#include "abi/abi.h"
 
 void AcdSchemaMove(struct ArrowSchema* src, struct ArrowSchema* dst) {
   memcpy(dst, src, sizeof(struct ArrowSchema));

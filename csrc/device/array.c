@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acd.h"
+#include "device/device.h"
 
 struct AcdDeviceArrayPrivate {
   struct AcdArrayBlock block;  // kind ACD_KIND_DEVICE_ARRAY
@@ -37,6 +37,11 @@ void AcdDeviceArrayReleaseNode(struct ArrowArray* array) {
   private_data->block.kind = 0;
   AcdFree(private_data);
   array->release = NULL;
+}
+
+// Known to abi/callback.c as an array's release only.
+ACD_CONSTRUCTOR(AcdDeviceArrayRegisterCallbacks) {
+  ACD_CALLBACK_REGISTER(&AcdDeviceArrayReleaseNode, ACD_ROLE_ARRAY_RELEASE);
 }
 
 
@@ -189,9 +194,7 @@ static int AcdCopyReadPointer(const void* const* slots, int64_t i, int64_t size,
 
 static int AcdCopyBuffers(struct AcdDeviceArrayCopier* c, const struct ArrowSchema* schema,
                           const struct ArrowArray* src, struct ArrowArray* dst) {
-  // Three more slots than buffers: the per-type rules write up to index 2
-  // whatever n_buffers says, and views check their own count.
-  int64_t* sizes = AcdMalloc((src->n_buffers + 3) * (int64_t)sizeof(int64_t));
+  int64_t* sizes = AcdMalloc(src->n_buffers * (int64_t)sizeof(int64_t));
   if (sizes == NULL) return AcdValidationFail(&c->v, NULL, ENOMEM, "out of memory");
   int code = AcdDeviceBufferSizes(&c->v, schema, src, c->from, sizes);
   struct AcdDeviceArrayPrivate* private_data = (struct AcdDeviceArrayPrivate*)dst->private_data;

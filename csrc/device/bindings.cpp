@@ -13,7 +13,7 @@
 #include <cstring>
 #include <string>
 
-#include "acd.h"
+#include "device/device.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acd.h"
+#include "device/device.h"
 
 struct AcdDeviceKind {
   ArrowDeviceType type;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acd.h"
+#include "device/device.h"
 
 // The registry is plain malloc: it outlives every export (see device.c).
 static struct AcdDeviceBlock** acd_blocks = NULL;
@@ -20,21 +20,12 @@ static int64_t acd_block_capacity = 0;
 // are reused as late as possible, so a stale pointer rarely finds new data.
 // The first page stays unused, so the base itself is never an allocation.
 static uint64_t acd_window_cursor = 4096;
-static int64_t acd_pending_host_ops = 0;
 
 static uint64_t AcdAddr(const void* ptr) { return (uint64_t)(uintptr_t)ptr; }
 
 static int AcdInWindow(uint64_t address) {
   return address >= (uint64_t)ACD_DEVICE_ADDRESS_BASE &&
          address - (uint64_t)ACD_DEVICE_ADDRESS_BASE < (uint64_t)ACD_DEVICE_ADDRESS_SIZE;
-}
-
-// Whether [address, address + size) (at least one byte) meets the window.
-static int AcdMeetsWindow(uint64_t address, int64_t size) {
-  uint64_t base = (uint64_t)ACD_DEVICE_ADDRESS_BASE;
-  uint64_t end = address + (uint64_t)(size > 0 ? size : 1);
-  if (end < address) return 1;  // wraps around: never readable
-  return address < base + (uint64_t)ACD_DEVICE_ADDRESS_SIZE && end > base;
 }
 
 static int64_t AcdRoundUp(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
@@ -125,9 +116,22 @@ static int AcdWindowPlace(int64_t reserved, uint64_t* out) {
   return ENOMEM;
 }
 
+static int AcdDescribeBlock(const void* ptr, int64_t size, char* out, size_t out_size);
+
+// Tells abi/address.c about device memory, before the first allocation
+// (until then no address is in an allocation and nothing is pending).
+static void AcdRegisterOwner(void) {
+  static int registered = 0;
+  if (registered) return;
+  static const struct AcdAddressOwner owner = {&AcdDeviceRangeReadable, &AcdDescribeBlock};
+  AcdAddressSetOwner(&owner);
+  registered = 1;
+}
+
 int AcdDeviceAllocate(struct AcdDevice* device, int64_t size, void** out,
                       struct AcdError* error) {
   *out = NULL;
+  AcdRegisterOwner();
   if (size < 0 || size > (int64_t)(ACD_DEVICE_ADDRESS_SIZE / 4)) {
     return AcdErrorSet(error, size < 0 ? EINVAL : ENOMEM,
                        "%s: cannot allocate %" PRId64 " bytes (expected 0 to %" PRId64 ")",
@@ -207,8 +211,6 @@ int AcdDeviceMemoryRange(const void* ptr, const void** base, int64_t* size) {
   return ACD_OK;
 }
 
-void AcdDevicePendingHostOps(int64_t delta) { acd_pending_host_ops += delta; }
-
 static int64_t AcdPendingIn(const struct AcdDeviceBlock* block, const void* ptr, int64_t size) {
   if (block->pending_ops == 0) return 0;
   int64_t offset = (int64_t)(AcdAddr(ptr) - (uint64_t)block->address);
@@ -216,21 +218,25 @@ static int64_t AcdPendingIn(const struct AcdDeviceBlock* block, const void* ptr,
 }
 
 int AcdDeviceRangeReadable(const void* ptr, int64_t size) {
-  if (size < 0 || AcdMeetsWindow(AcdAddr(ptr), size)) return 0;
-  if (acd_pending_host_ops == 0) return 1;
+  if (size < 0 || AcdAddressInDeviceWindow((uintptr_t)ptr, size)) return 0;
+  if (AcdDevicePendingHostOps() == 0) return 1;
   const struct AcdDeviceBlock* block = AcdDeviceBlockFind(ptr);
   return block == NULL || AcdPendingIn(block, ptr, size) == 0;
 }
 
-void AcdDeviceDescribeAddress(const void* ptr, int64_t size, char* out, size_t out_size) {
+// What ptr is when it lies in an allocation: 1 and a message in out (""
+// when ordinary and readable host memory); 0 when in none (AcdAddressDescribe
+// then says what the device window is).
+static int AcdDescribeBlock(const void* ptr, int64_t size, char* out, size_t out_size) {
   out[0] = '\0';
   const struct AcdDeviceBlock* block = AcdDeviceBlockFind(ptr);
-  if (block != NULL && !block->device->host_accessible) {
+  if (block == NULL) return 0;
+  if (!block->device->host_accessible) {
     snprintf(out, out_size,
              ", which is memory of device %s, not host memory: copy it to the host first "
              "(import policy 'copy') or keep it on the device",
              block->device->name);
-  } else if (block != NULL) {
+  } else {
     int64_t pending = AcdPendingIn(block, ptr, size);
     if (pending > 0) {
       snprintf(out, out_size,
@@ -238,11 +244,12 @@ void AcdDeviceDescribeAddress(const void* ptr, int64_t size, char* out, size_t o
                " bytes are not there yet",
                block->device->name, pending);
     }
-  } else if (AcdMeetsWindow(AcdAddr(ptr), size)) {
-    snprintf(out, out_size,
-             ", which is in the simulated device address space but in no live device "
-             "allocation (freed, or never allocated)");
   }
+  return 1;
+}
+
+void AcdDeviceDescribeAddress(const void* ptr, int64_t size, char* out, size_t out_size) {
+  AcdAddressDescribe(ptr, size, out, out_size);
 }
 
 static int AcdPendingError(const struct AcdDeviceBlock* block, const void* ptr, int64_t pending,
@@ -268,8 +275,8 @@ static int AcdDeviceRangeBlock(struct AcdDevice* device, const void* ptr, int64_
       return AcdErrorSet(error, EINVAL, "%p is memory of device %s, not host memory (%s)", ptr,
                          block->device->name, device->name);
     }
-    if (AcdMeetsWindow(AcdAddr(ptr), size)) {
-      AcdDeviceDescribeAddress(ptr, size, what, sizeof(what));
+    if (AcdAddressInDeviceWindow((uintptr_t)ptr, size)) {
+      AcdAddressDescribe(ptr, size, what, sizeof(what));
       return AcdErrorSet(error, EINVAL, "%p is not host memory%s", ptr, what);
     }
   } else if (block == NULL || block->device != device) {
@@ -277,7 +284,7 @@ static int AcdDeviceRangeBlock(struct AcdDevice* device, const void* ptr, int64_
       return AcdErrorSet(error, EINVAL, "%p is memory of %s, not of %s", ptr,
                          block->device->name, device->name);
     }
-    AcdDeviceDescribeAddress(ptr, size, what, sizeof(what));
+    AcdAddressDescribe(ptr, size, what, sizeof(what));
     return AcdErrorSet(error, EINVAL, "%p is not memory of %s%s", ptr, device->name,
                        what[0] != '\0' ? what : ", but host memory");
   }
@@ -314,34 +321,4 @@ int AcdDeviceCheckRange(struct AcdDevice* device, const void* ptr, int64_t size,
   if (code != ACD_OK || block == NULL) return code;
   int64_t pending = AcdPendingIn(block, ptr, size);
   return pending > 0 ? AcdPendingError(block, ptr, pending, error) : ACD_OK;
-}
-
-int AcdDeviceCopy(struct AcdDevice* src_device, const void* src, struct AcdDevice* dst_device,
-                  void* dst, int64_t size, struct AcdError* error) {
-  struct AcdDeviceBlock* src_block;
-  struct AcdDeviceBlock* dst_block;
-  unsigned char* from;
-  unsigned char* to;
-  int code = AcdDeviceCheckRange(src_device, src, size, error);
-  if (code == ACD_OK) code = AcdDeviceAccess(src_device, src, size, &from, &src_block, error);
-  if (code == ACD_OK) code = AcdDeviceAccess(dst_device, dst, size, &to, &dst_block, error);
-  if (code != ACD_OK || size == 0) return code;
-  // Pending writes to the destination land first, so that they do not
-  // overwrite this copy later.
-  if (dst_block != NULL && dst_block->pending_ops > 0) AcdDeviceSynchronize(dst_block->device);
-  memmove(to, from, (size_t)size);
-  return ACD_OK;
-}
-
-int AcdDeviceReadInt(struct AcdDevice* device, const void* data, int64_t i, int width,
-                     int64_t* out, struct AcdError* error) {
-  if (i < 0 || i > INT64_MAX / 8) {
-    return AcdErrorSet(error, EINVAL, "element %" PRId64 " is out of range", i);
-  }
-  unsigned char local[8];
-  const void* at = (const void*)((uintptr_t)data + (uintptr_t)(i * width));
-  int code = AcdDeviceCopy(device, at, AcdDeviceCpu(), local, width, error);
-  if (code != ACD_OK) return code;
-  *out = AcdReadInt(local, 0, width);
-  return ACD_OK;
 }

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acd.h"
+#include "model/model.h"
 
 // Longest format string quoted whole in a message (the longest valid one, a
 // union of 128 three-digit ids, is about 520 characters).

@@ -1,14 +1,15 @@
 // ArrowSchema.metadata: an int32 pair count, then per pair an int32 key
 // length, the key bytes, an int32 value length and the value bytes, all
 // integers in native endianness and with no alignment guarantee. Keys and
-// values are binary strings (the spec): any bytes, UTF-8 or not.
+// values are binary strings (the spec): any bytes, UTF-8 or not. Also the
+// length of a C string (format, name) that may run past readable memory.
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "acd.h"
+#include "model/model.h"
 
 // Whether `size` bytes at `offset` may be read: within `limit` when it is
 // not negative, else within readable memory.
@@ -82,4 +83,17 @@ int64_t AcdMetadataSize(const char* metadata, int64_t limit, struct AcdError* er
     if (AcdMetadataReadString(metadata, limit, &offset, "value", i, error) != 0) return -1;
   }
   return offset;
+}
+
+// The length of a NUL-terminated string (model.h), read as carefully as
+// metadata. Checks 64 bytes at a time, then byte by byte near the end.
+int64_t AcdStringLength(const char* s) {
+  int64_t i = 0;
+  for (;;) {
+    int64_t chunk = AcdAddressRangeValid(s + i, 64) ? 64 : 1;
+    if (chunk == 1 && !AcdAddressRangeValid(s + i, 1)) return -1;
+    const char* end = memchr(s + i, '\0', (size_t)chunk);
+    if (end != NULL) return (int64_t)(end - s);
+    i += chunk;
+  }
 }

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "acd.h"
+#include "model/model.h"
 
 // The length of the valid sequence starting at s[0] (with `left` bytes
 // available), or 0 when it is not valid.

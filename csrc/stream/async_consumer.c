@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "acd.h"
+#include "stream/stream.h"
 
 struct AcdAsyncConsumer {
   // First, so that the job is the consumer.

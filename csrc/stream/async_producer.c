@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "acd.h"
+#include "stream/stream.h"
 
 // ---- the run queue ------------------------------------------------------------
 

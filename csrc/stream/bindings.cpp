@@ -12,7 +12,7 @@
 #include <cstring>
 #include <string>
 
-#include "acd.h"
+#include "stream/stream.h"
 
 namespace {
 

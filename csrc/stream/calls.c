@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "acd.h"
+#include "stream/stream.h"
 
 // ---- moves and releases -----------------------------------------------------
 

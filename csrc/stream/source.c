@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acd.h"
+#include "stream/stream.h"
 
 // ---- schema copies ----------------------------------------------------------
 

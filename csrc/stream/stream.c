@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "acd.h"
+#include "stream/stream.h"
 
 // ---- the C producer -------------------------------------------------------------
 
@@ -164,6 +164,18 @@ void AcdDeviceSourceRelease(struct ArrowDeviceArrayStream* stream) {
   if (p == NULL) return;  // AcdDeviceArrayStreamRelease reports it
   AcdSourceStreamFree(p);
   stream->release = NULL;
+}
+
+// Known to abi/callback.c, each in its one role.
+ACD_CONSTRUCTOR(AcdSourceStreamRegisterCallbacks) {
+  ACD_CALLBACK_REGISTER(&AcdArraySourceGetSchema, ACD_ROLE_ARRAY_STREAM_GET_SCHEMA);
+  ACD_CALLBACK_REGISTER(&AcdArraySourceGetNext, ACD_ROLE_ARRAY_STREAM_GET_NEXT);
+  ACD_CALLBACK_REGISTER(&AcdArraySourceGetLastError, ACD_ROLE_ARRAY_STREAM_GET_LAST_ERROR);
+  ACD_CALLBACK_REGISTER(&AcdArraySourceRelease, ACD_ROLE_ARRAY_STREAM_RELEASE);
+  ACD_CALLBACK_REGISTER(&AcdDeviceSourceGetSchema, ACD_ROLE_DEVICE_STREAM_GET_SCHEMA);
+  ACD_CALLBACK_REGISTER(&AcdDeviceSourceGetNext, ACD_ROLE_DEVICE_STREAM_GET_NEXT);
+  ACD_CALLBACK_REGISTER(&AcdDeviceSourceGetLastError, ACD_ROLE_DEVICE_STREAM_GET_LAST_ERROR);
+  ACD_CALLBACK_REGISTER(&AcdDeviceSourceRelease, ACD_ROLE_DEVICE_STREAM_RELEASE);
 }
 
 int AcdDeviceArrayStreamInitSource(struct ArrowDeviceArrayStream* stream,

@@ -11,40 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acd.h"
-
-int64_t AcdReadInt(const void* data, int64_t i, int width) {
-  const uint8_t* p = (const uint8_t*)data + i * width;
-  switch (width) {
-    case 1: {
-      int8_t x;
-      memcpy(&x, p, sizeof(x));
-      return x;
-    }
-    case 2: {
-      int16_t x;
-      memcpy(&x, p, sizeof(x));
-      return x;
-    }
-    case 4: {
-      int32_t x;
-      memcpy(&x, p, sizeof(x));
-      return x;
-    }
-    default: {
-      int64_t x;
-      memcpy(&x, p, sizeof(x));
-      return x;
-    }
-  }
-}
+#include "validate/validate.h"
 
 // ---- MINIMAL: struct fields -------------------------------------------------
-
-static int AcdHasValidity(enum AcdType type) {
-  return type != ACD_TYPE_NA && type != ACD_TYPE_DENSE_UNION && type != ACD_TYPE_SPARSE_UNION &&
-         type != ACD_TYPE_RUN_END_ENCODED;
-}
 
 static int AcdArrayValidateCounts(struct AcdValidation* v, const struct AcdArrayNode* node) {
   const struct ArrowArray* a = node->array;
@@ -74,7 +43,7 @@ static int AcdArrayValidateCounts(struct AcdValidation* v, const struct AcdArray
                              "%" PRId64,
                              a->length, a->null_count);
   }
-  if (!AcdHasValidity(type) && type != ACD_TYPE_NA && a->null_count > 0) {
+  if (!AcdTypeHasValidity(type) && type != ACD_TYPE_NA && a->null_count > 0) {
     return AcdValidationFail(v, "null_count", EINVAL,
                              "expected 0 (%s arrays have no validity bitmap), found %" PRId64,
                              name, a->null_count);
@@ -194,46 +163,39 @@ static int AcdArrayValidateStruct(struct AcdValidation* v, const struct AcdArray
 
 // ---- DEFAULT: buffer sizes --------------------------------------------------
 
-// Buffer sizes in bits rather than items of item_size bytes.
-#define ACD_BITS (-1)
-
-// Buffer i holds `count` `noun` of item_size bytes: it may be NULL only when
-// that is 0 bytes, and from DEFAULT on it must be readable for them.
+// Buffer i holds what the type's rules say (AcdBufferSizeOf; `value` is the
+// element its size depends on, if any): it may be NULL only when that is 0
+// bytes, and from DEFAULT on it must be readable for them.
 static int AcdCheckBuffer(struct AcdValidation* v, const struct AcdArrayNode* node, int64_t i,
-                          int64_t count, int64_t item_size, const char* noun) {
+                          int64_t value) {
   char field[40];
   snprintf(field, sizeof(field), "buffers[%" PRId64 "]", i);
+  const struct ArrowArray* a = node->array;
+  struct AcdBufferSize size;
+  struct AcdError rule_error;
+  int code = AcdBufferSizeOf(&node->format, a->length, a->offset, a->n_buffers, i, value, &size,
+                             v->error == NULL ? NULL : &rule_error);
+  if (code != ACD_OK) return AcdValidationFail(v, field, code, "%s", rule_error.message);
+  if (size.bytes == 0) return ACD_OK;
 
-  int64_t bytes;
-  if (item_size == ACD_BITS) {
-    bytes = count / 8 + (count % 8 != 0);
-  } else if (item_size != 0 && count > INT64_MAX / item_size) {
-    return AcdValidationFail(v, field, EOVERFLOW,
-                             "expected %" PRId64 " %s of %" PRId64 " bytes, whose size "
-                             "overflows int64",
-                             count, noun, item_size);
-  } else {
-    bytes = count * item_size;
-  }
-  if (bytes == 0) return ACD_OK;
-
-  const void* ptr = node->array->buffers[i];
+  const void* ptr = a->buffers[i];
   int readable = ptr != NULL && (node->level < ACD_VALIDATION_DEFAULT ||
-                                 AcdAddressRangeValid(ptr, bytes));
+                                 AcdAddressRangeValid(ptr, size.bytes));
   if (readable) return ACD_OK;
 
   char what[96];
-  if (item_size == 1) {
-    snprintf(what, sizeof(what), "%" PRId64 " %s", count, noun);
+  if (size.item_size == 1) {
+    snprintf(what, sizeof(what), "%" PRId64 " %s", size.count, size.noun);
   } else {
-    snprintf(what, sizeof(what), "%" PRId64 " %s (%" PRId64 " bytes)", count, noun, bytes);
+    snprintf(what, sizeof(what), "%" PRId64 " %s (%" PRId64 " bytes)", size.count, size.noun,
+             size.bytes);
   }
   if (ptr == NULL) {
     return AcdValidationFail(v, field, EINVAL, "expected %s, found NULL", what);
   }
   // Device memory, or a read before waiting on a sync event: say so.
   char where[256];
-  AcdDeviceDescribeAddress(ptr, bytes, where, sizeof(where));
+  AcdAddressDescribe(ptr, size.bytes, where, sizeof(where));
   if (where[0] != '\0') {
     return AcdValidationFail(v, field, EINVAL, "expected %s, found %p%s", what, ptr, where);
   }
@@ -242,18 +204,12 @@ static int AcdCheckBuffer(struct AcdValidation* v, const struct AcdArrayNode* no
                            ptr);
 }
 
-// Offsets of binary, utf8, list and map: extent + 1 of them (none for an
-// empty array, as Arrow C++ accepts), then the first and the last are read.
+// Offsets of binary, utf8, list and map (none for an empty array, as Arrow
+// C++ accepts), then the first and the last are read.
 static int AcdArrayValidateOffsets(struct AcdValidation* v, struct AcdArrayNode* node,
                                    int width) {
   const struct ArrowArray* a = node->array;
-  if (node->extent == INT64_MAX) {
-    return AcdValidationFail(v, "buffers[1]", EOVERFLOW,
-                             "expected offset + length + 1 offsets, which overflows int64");
-  }
-  int64_t count = node->extent == 0 ? 0 : node->extent + 1;
-  const char* noun = width == 4 ? "int32 offsets" : "int64 offsets";
-  int code = AcdCheckBuffer(v, node, 1, count, width, noun);
+  int code = AcdCheckBuffer(v, node, 1, 0);
   if (code != ACD_OK || node->level < ACD_VALIDATION_DEFAULT || a->length == 0) return code;
 
   int64_t first = AcdReadInt(a->buffers[1], a->offset, width);
@@ -269,15 +225,13 @@ static int AcdArrayValidateOffsets(struct AcdValidation* v, struct AcdArrayNode*
 }
 
 // Views, then the variadic sizes (the last buffer) and the data buffers
-// between them; the sizes do not depend on the length.
+// they give the size of.
 static int AcdArrayValidateViewBuffers(struct AcdValidation* v, struct AcdArrayNode* node) {
   const struct ArrowArray* a = node->array;
   int64_t n_variadic = a->n_buffers - 3;
   int64_t sizes_index = a->n_buffers - 1;
-  int code = AcdCheckBuffer(v, node, 1, node->extent, 16, "views");
-  if (code == ACD_OK) {
-    code = AcdCheckBuffer(v, node, sizes_index, n_variadic, 8, "variadic buffer sizes");
-  }
+  int code = AcdCheckBuffer(v, node, 1, 0);
+  if (code == ACD_OK) code = AcdCheckBuffer(v, node, sizes_index, 0);
   if (code != ACD_OK || node->level < ACD_VALIDATION_DEFAULT) return code;
 
   for (int64_t k = 0; k < n_variadic; k++) {
@@ -290,7 +244,7 @@ static int AcdArrayValidateViewBuffers(struct AcdValidation* v, struct AcdArrayN
                                " at index %" PRId64,
                                size, k);
     }
-    code = AcdCheckBuffer(v, node, 2 + k, size, 1, "bytes of data");
+    code = AcdCheckBuffer(v, node, 2 + k, size);
     if (code != ACD_OK) return code;
   }
   return ACD_OK;
@@ -298,11 +252,11 @@ static int AcdArrayValidateViewBuffers(struct AcdValidation* v, struct AcdArrayN
 
 static int AcdArrayValidateBuffers(struct AcdValidation* v, struct AcdArrayNode* node) {
   const struct ArrowArray* a = node->array;
-  const struct AcdFormat* f = &node->format;
-  int64_t n = node->extent;
+  enum AcdType type = node->format.type;
   int code = ACD_OK;
+  int has_validity = AcdTypeHasValidity(type);
 
-  if (AcdHasValidity(f->type)) {
+  if (has_validity) {
     if (a->buffers[0] == NULL) {
       // null_count -1 with no bitmap means no nulls, as Arrow C++ and Go read it.
       if (a->null_count > 0) {
@@ -312,53 +266,41 @@ static int AcdArrayValidateBuffers(struct AcdValidation* v, struct AcdArrayNode*
                                  a->null_count);
       }
     } else {
-      code = AcdCheckBuffer(v, node, 0, n, ACD_BITS, "validity bits");
+      code = AcdCheckBuffer(v, node, 0, 0);
       if (code != ACD_OK) return code;
     }
   }
 
-  switch (f->type) {
+  switch (type) {
     case ACD_TYPE_NA:
     case ACD_TYPE_STRUCT:
     case ACD_TYPE_FIXED_SIZE_LIST:
     case ACD_TYPE_RUN_END_ENCODED:
       return ACD_OK;
-    case ACD_TYPE_BOOL:
-      return AcdCheckBuffer(v, node, 1, n, ACD_BITS, "value bits");
     case ACD_TYPE_BINARY:
     case ACD_TYPE_STRING:
     case ACD_TYPE_LARGE_BINARY:
     case ACD_TYPE_LARGE_STRING: {
-      int width = f->type == ACD_TYPE_BINARY || f->type == ACD_TYPE_STRING ? 4 : 8;
+      int width = type == ACD_TYPE_BINARY || type == ACD_TYPE_STRING ? 4 : 8;
       code = AcdArrayValidateOffsets(v, node, width);
       if (code != ACD_OK || node->level < ACD_VALIDATION_DEFAULT) return code;
-      return AcdCheckBuffer(v, node, 2, node->last_offset, 1, "bytes of data (the last offset)");
+      return AcdCheckBuffer(v, node, 2, node->last_offset);
     }
     case ACD_TYPE_LIST:
     case ACD_TYPE_MAP:
       return AcdArrayValidateOffsets(v, node, 4);
     case ACD_TYPE_LARGE_LIST:
       return AcdArrayValidateOffsets(v, node, 8);
-    case ACD_TYPE_LIST_VIEW:
-    case ACD_TYPE_LARGE_LIST_VIEW: {
-      int width = f->type == ACD_TYPE_LIST_VIEW ? 4 : 8;
-      code = AcdCheckBuffer(v, node, 1, n, width, width == 4 ? "int32 offsets" : "int64 offsets");
-      if (code != ACD_OK) return code;
-      return AcdCheckBuffer(v, node, 2, n, width, width == 4 ? "int32 sizes" : "int64 sizes");
-    }
     case ACD_TYPE_BINARY_VIEW:
     case ACD_TYPE_STRING_VIEW:
       return AcdArrayValidateViewBuffers(v, node);
-    case ACD_TYPE_DENSE_UNION:
-      code = AcdCheckBuffer(v, node, 0, n, 1, "int8 type ids");
-      if (code != ACD_OK) return code;
-      return AcdCheckBuffer(v, node, 1, n, 4, "int32 offsets");
-    case ACD_TYPE_SPARSE_UNION:
-      return AcdCheckBuffer(v, node, 0, n, 1, "int8 type ids");
     default:
-      // Every fixed-width type: integers, floats, decimals, fixed-size
-      // binary, temporal and interval types.
-      return AcdCheckBuffer(v, node, 1, n, f->byte_width, "values");
+      // Booleans, list views, unions and every fixed-width type: each buffer
+      // after the validity bitmap, in order.
+      for (int64_t i = has_validity ? 1 : 0; i < a->n_buffers && code == ACD_OK; i++) {
+        code = AcdCheckBuffer(v, node, i, 0);
+      }
+      return code;
   }
 }
 
@@ -500,7 +442,7 @@ static int AcdArrayValidateNode(struct AcdValidation* v, const struct ArrowSchem
   node.end = array->offset + array->length;
   // Arrow C++ requires no buffer bytes at all for an empty array.
   node.extent = array->length == 0 ? 0 : node.end;
-  if (AcdHasValidity(node.format.type)) node.validity = (const uint8_t*)array->buffers[0];
+  if (AcdTypeHasValidity(node.format.type)) node.validity = (const uint8_t*)array->buffers[0];
 
   code = AcdArrayValidateBuffers(v, &node);
   if (code != ACD_OK) return code;

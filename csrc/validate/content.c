@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acd.h"
+#include "validate/validate.h"
 
 static int AcdSlotValid(const struct AcdArrayNode* node, int64_t i) {
   return node->validity == NULL || ((node->validity[i >> 3] >> (i & 7)) & 1);

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acd.h"
+#include "stream/stream.h"
 #include "check.h"
 
 // ---- error.c -----------------------------------------------------------------

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "acd.h"
+#include "model/model.h"
 
 struct AcdArrayPrivate {
   struct AcdArrayBlock block;  // kind ACD_KIND_ARRAY
@@ -33,6 +33,11 @@ void AcdArrayReleaseOwned(struct ArrowArray* array) {
   private_data->block.kind = 0;
   AcdFree(private_data);
   array->release = NULL;
+}
+
+// Known to abi/callback.c as an array's release only.
+ACD_CONSTRUCTOR(AcdArrayRegisterCallbacks) {
+  ACD_CALLBACK_REGISTER(&AcdArrayReleaseOwned, ACD_ROLE_ARRAY_RELEASE);
 }
 
 static int64_t AcdAlignUp(int64_t n) { return (n + 15) / 16 * 16; }

@@ -1,14 +1,127 @@
-// Trees, not DAGs (issue 9, item 4): the set of structs one validation walk
+// The bookkeeping of one validation walk (struct AcdValidation): the path
+// from the root kept while walking, so that every failure says where it
+// happened; and trees, not DAGs (issue 9, item 4): the set of structs the walk
 // has reached, and the message that names both paths of a struct reached
 // twice. With it a walk visits each struct once, so its work is bounded by
 // the size of its input rather than by the number of paths through a DAG.
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "acd.h"
+#include "validate/validate.h"
+
+// ---- paths ----------------------------------------------------------------
+
+void AcdValidationInit(struct AcdValidation* v, struct AcdError* error) {
+  v->error = error;
+  v->nodes_left = ACD_VALIDATION_MAX_NODES;
+  v->path_length = 4;
+  memcpy(v->path, "root", 5);
+  v->root = NULL;
+  v->seen = NULL;
+  v->seen_capacity = 0;
+  v->seen_count = 0;
+}
+
+void AcdValidationEnd(struct AcdValidation* v) {
+  if (v->seen != NULL && v->seen != v->seen_inline) AcdFree(v->seen);
+  v->seen = NULL;
+  v->seen_capacity = 0;
+  v->seen_count = 0;
+}
+
+// Appends n bytes of text to the path (truncating at its end); returns the mark.
+static size_t AcdValidationAppend(struct AcdValidation* v, const char* text, size_t n) {
+  size_t mark = v->path_length;
+  if (v->error == NULL) return mark;
+  size_t room = sizeof(v->path) - 1 - mark;
+  if (n > room) n = room;
+  memcpy(v->path + mark, text, n);
+  v->path_length = mark + n;
+  v->path[v->path_length] = '\0';
+  return mark;
+}
+
+// The common path components without vsnprintf: the path is built on every
+// node a validation visits, so it has to be cheap.
+size_t AcdValidationPushText(struct AcdValidation* v, const char* text) {
+  return AcdValidationAppend(v, text, strlen(text));
+}
+
+size_t AcdValidationPushChild(struct AcdValidation* v, int64_t i) {
+  char text[40] = ".children[";
+  size_t n = 10;
+  char digits[24];
+  size_t d = 0;
+  uint64_t x = (uint64_t)i;
+  do {
+    digits[d++] = (char)('0' + x % 10);
+    x /= 10;
+  } while (x != 0);
+  while (d > 0) text[n++] = digits[--d];
+  text[n++] = ']';
+  return AcdValidationAppend(v, text, n);
+}
+
+size_t AcdValidationPush(struct AcdValidation* v, const char* fmt, ...) {
+  size_t mark = v->path_length;
+  // Without an error to fill, the path is never shown.
+  if (v->error == NULL) return mark;
+
+  size_t room = sizeof(v->path) - mark;
+  va_list args;
+  va_start(args, fmt);
+  int n = vsnprintf(v->path + mark, room, fmt, args);
+  va_end(args);
+  if (n < 0) {
+    v->path[mark] = '\0';
+  } else {
+    v->path_length = (size_t)n < room ? mark + (size_t)n : sizeof(v->path) - 1;
+  }
+  return mark;
+}
+
+void AcdValidationPop(struct AcdValidation* v, size_t mark) {
+  v->path_length = mark;
+  v->path[mark] = '\0';
+}
+
+// Very deep paths keep their start and end, so that the message still fits.
+static void AcdValidationPrefixPath(struct AcdValidation* v, const char* field) {
+  const char* sep = field == NULL ? "" : ".";
+  if (field == NULL) field = "";
+  if (v->path_length <= 400) {
+    AcdErrorPrefix(v->error, "%s%s%s", v->path, sep, field);
+  } else {
+    const char* tail = v->path + v->path_length - 250;
+    AcdErrorPrefix(v->error, "%.100s...%s%s%s", v->path, tail, sep, field);
+  }
+}
+
+int AcdValidationFail(struct AcdValidation* v, const char* field, int code, const char* fmt,
+                      ...) {
+  if (v->error == NULL) return code;
+
+  va_list args;
+  va_start(args, fmt);
+  int n = vsnprintf(v->error->message, sizeof(v->error->message), fmt, args);
+  va_end(args);
+  if (n < 0) v->error->message[0] = '\0';
+  AcdValidationPrefixPath(v, field);
+  return code;
+}
+
+int AcdValidationPrefix(struct AcdValidation* v, int code) {
+  if (v->error != NULL) AcdValidationPrefixPath(v, NULL);
+  return code;
+}
+
+int AcdValidationReadable(const void* ptr, int64_t size) {
+  return size == 0 || (size > 0 && AcdAddressRangeValid(ptr, size));
+}
 
 // ---- the seen set -------------------------------------------------------------
 

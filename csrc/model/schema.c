@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "acd.h"
+#include "model/model.h"
 
 // The children and the dictionary are kept here too: the struct's own fields
 // are the consumer's to change, the block's layout is ours.
@@ -30,6 +30,11 @@ void AcdSchemaReleaseOwned(struct ArrowSchema* schema) {
   private_data->kind = 0;
   AcdFree(private_data);
   schema->release = NULL;
+}
+
+// Known to abi/callback.c as a schema's release only.
+ACD_CONSTRUCTOR(AcdSchemaRegisterCallbacks) {
+  ACD_CALLBACK_REGISTER(&AcdSchemaReleaseOwned, ACD_ROLE_SCHEMA_RELEASE);
 }
 
 static int64_t AcdAlignUp(int64_t n) { return (n + 15) / 16 * 16; }
