@@ -26,6 +26,11 @@ T* Ptr(uintptr_t address) {
 
 std::string DeviceLastError() { return std::string(device_error.message); }
 
+void DeviceArrayInitDevice(uintptr_t device_array, int device_type, double device_id) {
+  AcdDeviceArrayInitDevice(Ptr<ArrowDeviceArray>(device_array), device_type,
+                           static_cast<int64_t>(device_id));
+}
+
 int Resolve(int type, double id, AcdDevice** out) {
   return AcdDeviceResolve(type, static_cast<int64_t>(id), out, &device_error);
 }
@@ -164,6 +169,7 @@ std::string DeviceStats() {
 
 EMSCRIPTEN_BINDINGS(arrow_c_device_devices) {
   using emscripten::function;
+  function("deviceArrayInitDevice", &DeviceArrayInitDevice);
   function("deviceLastError", &DeviceLastError);
   function("deviceCheck", &DeviceCheck);
   function("deviceTypeName", &DeviceTypeName);

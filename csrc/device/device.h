@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-// ---- devices (device*.c) ------------------------------------------------
+// ---- devices (device.c) ------------------------------------------------
 //
 // Simulated devices: the ABI is real, only the hardware is simulated. Every
 // ArrowDeviceType of the header is a device kind with any number of ids.
@@ -111,7 +111,7 @@ const char* AcdEventKindName(uint32_t kind);
 void AcdDeviceArrayInitDevice(struct ArrowDeviceArray* device_array,
                               ArrowDeviceType device_type, int64_t device_id);
 
-// ---- device memory (device_memory.c) ----
+// ---- device memory (memory.c, copy.c) ----
 
 // Allocates size bytes (ACD_DEVICE_POISON-filled; padding to 64 bytes zeroed)
 // on `device`, owned by the caller until AcdDeviceFree.
@@ -150,7 +150,7 @@ int AcdDeviceCopy(struct AcdDevice* src_device, const void* src, struct AcdDevic
 int AcdDeviceReadInt(struct AcdDevice* device, const void* data, int64_t i, int width,
                      int64_t* out, struct AcdError* error);
 
-// ---- streams and events (device_stream.c) ----
+// ---- streams (queue.c, copy.c) and events (event.c) ----
 
 // Enqueues on dst_device's stream a copy of size bytes from src (memory of
 // src_device, read now, as a staging copy) into dst, an allocation of
@@ -199,7 +199,7 @@ int AcdEventValidate(const void* sync_event, const struct AcdDevice* device,
 int64_t AcdEventsRecorded(void);
 int64_t AcdEventsWaited(void);
 
-// ---- device arrays (device_array.c, device_buffers.c) ----
+// ---- device arrays (array.c, buffers.c) ----
 
 // Checks a device array without reading its buffers: the struct is readable
 // and live, device_type and device_id name a device, sync_event is valid for

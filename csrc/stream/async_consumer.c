@@ -1,7 +1,7 @@
 // The async device stream's C consumer: a handler that collects the stream
 // into a batch list, with back-pressure (request(window) from on_schema, then
 // request(1) per extracted task). Tasks are extracted inside on_next_task, or
-// copied and extracted later in the pump (async_stream.c's run queue), which
+// copied and extracted later in the pump (async_pump.c's run queue), which
 // is how a consumer keeps a task beyond the call. Options make it cancel or
 // fail on purpose, for the tests of the producers.
 

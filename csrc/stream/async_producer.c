@@ -1,105 +1,17 @@
-// The async device stream in C: the run queue that drives every C async
-// object, and the C producer, which feeds any ArrowAsyncDeviceStreamHandler
-// (in C or in TypeScript) from a batch source.
+// The C async producer, which feeds any ArrowAsyncDeviceStreamHandler (in C
+// or in TypeScript) from a batch source, and the tasks it hands out.
 //
 // Wasm cannot block, and request must never call a handler synchronously, so
 // the producer is a state machine: request and cancel only record what was
 // asked and queue the producer; its steps (on_schema, one on_next_task, the
 // end, an error) run in AcdAsyncPump, which the embedder calls when the
-// scheduler tells it to (TypeScript: from a microtask).
+// scheduler tells it to (TypeScript: from a microtask; the queue is
+// async_pump.c).
 
 #include <errno.h>
 #include <string.h>
 
 #include "stream/stream.h"
-
-// ---- the run queue ------------------------------------------------------------
-
-static struct AcdAsyncJob* acd_queue_head = NULL;
-static struct AcdAsyncJob* acd_queue_tail = NULL;
-static int64_t acd_queue_length = 0;
-static AcdAsyncScheduleFn acd_scheduler = NULL;
-static void* acd_scheduler_user = NULL;
-static struct AcdAsyncStats acd_stats;
-
-void AcdAsyncSetScheduler(AcdAsyncScheduleFn schedule, void* user_data) {
-  acd_scheduler = schedule;
-  acd_scheduler_user = user_data;
-}
-
-void AcdAsyncSchedule(struct AcdAsyncJob* job) {
-  if (job->scheduled) return;
-  job->scheduled = 1;
-  job->next = NULL;
-  int was_empty = acd_queue_head == NULL;
-  if (was_empty) {
-    acd_queue_head = job;
-  } else {
-    acd_queue_tail->next = job;
-  }
-  acd_queue_tail = job;
-  acd_queue_length++;
-  if (was_empty && acd_scheduler != NULL) acd_scheduler(acd_scheduler_user);
-}
-
-void AcdAsyncUnschedule(struct AcdAsyncJob* job) {
-  if (!job->scheduled) return;
-  struct AcdAsyncJob* previous = NULL;
-  for (struct AcdAsyncJob* at = acd_queue_head; at != NULL; previous = at, at = at->next) {
-    if (at != job) continue;
-    if (previous == NULL) {
-      acd_queue_head = at->next;
-    } else {
-      previous->next = at->next;
-    }
-    if (acd_queue_tail == at) acd_queue_tail = previous;
-    acd_queue_length--;
-    break;
-  }
-  job->scheduled = 0;
-  job->next = NULL;
-}
-
-static int acd_pumping = 0;
-// The job whose step runs (for AcdAsyncPumpAbort).
-static struct AcdAsyncJob* acd_running = NULL;
-
-int64_t AcdAsyncPump(int64_t max_steps) {
-  // Not re-entered from a callback that a step made: a step of an object
-  // would otherwise run inside its own previous step.
-  if (acd_pumping) return 0;
-  acd_pumping = 1;
-  int64_t steps = 0;
-  while (acd_queue_head != NULL && steps < max_steps) {
-    struct AcdAsyncJob* job = acd_queue_head;
-    acd_queue_head = job->next;
-    if (acd_queue_head == NULL) acd_queue_tail = NULL;
-    acd_queue_length--;
-    job->scheduled = 0;
-    job->next = NULL;
-    acd_running = job;
-    job->step(job);  // may free the job
-    acd_running = NULL;
-    steps++;
-  }
-  acd_pumping = 0;
-  return steps;
-}
-
-void AcdAsyncPumpAbort(int code, const char* message) {
-  struct AcdAsyncJob* job = acd_running;
-  acd_running = NULL;
-  acd_pumping = 0;
-  if (job != NULL && job->abort != NULL) job->abort(job, code == ACD_OK ? EIO : code, message);
-}
-
-int64_t AcdAsyncPending(void) { return acd_queue_length; }
-
-void AcdAsyncStatsGet(struct AcdAsyncStats* out) { *out = acd_stats; }
-
-struct AcdAsyncStats* AcdAsyncStatsMutable(void) {
-  return &acd_stats;
-}
 
 // ---- tasks --------------------------------------------------------------------
 // A task's private_data is an id, never reused while the counter does not wrap
@@ -150,13 +62,13 @@ static int AcdAsyncTaskExtract(struct ArrowAsyncTask* self, struct ArrowDeviceAr
   self->private_data = NULL;
   if (out != NULL) {
     AcdDeviceArrayMove(&p->array, out);
-    acd_stats.tasks_extracted++;
+    AcdAsyncStatsMutable()->tasks_extracted++;
   } else {
     AcdArrayRelease(&p->array.array);
-    acd_stats.tasks_discarded++;
+    AcdAsyncStatsMutable()->tasks_discarded++;
   }
   AcdFree(p);
-  acd_stats.tasks_live--;
+  AcdAsyncStatsMutable()->tasks_live--;
   return ACD_OK;
 }
 
@@ -219,7 +131,7 @@ static void AcdProducerDestroy(struct AcdAsyncProducerPrivate* p) {
   AcdBatchSourceRelease(&p->source);
   AcdFree(p->additional_metadata);
   AcdFree(p);
-  acd_stats.producers_live--;
+  AcdAsyncStatsMutable()->producers_live--;
 }
 
 // The last call on the handler, then the producer's own clean-up (the
@@ -248,8 +160,8 @@ static void AcdProducerDropTask(struct AcdAsyncProducerPrivate* p) {
   if (task == NULL) return;
   AcdArrayRelease(&task->array.array);
   AcdFree(task);
-  acd_stats.tasks_live--;
-  acd_stats.tasks_discarded++;
+  AcdAsyncStatsMutable()->tasks_live--;
+  AcdAsyncStatsMutable()->tasks_discarded++;
 }
 
 // A step did not return (AcdAsyncPumpAbort): what the handler's callback
@@ -343,8 +255,8 @@ static void AcdProducerStepNext(struct AcdAsyncProducerPrivate* p) {
   }
   AcdDeviceArrayMove(&array, &task_data->array);
   AcdTaskRegister(task_data);
-  acd_stats.tasks_created++;
-  acd_stats.tasks_live++;
+  AcdAsyncStatsMutable()->tasks_created++;
+  AcdAsyncStatsMutable()->tasks_live++;
   p->batches++;
   // Valid during the call only: a consumer that keeps the task copies it.
   struct ArrowAsyncTask task = {&AcdAsyncTaskExtract, (void*)task_data->id};
@@ -413,7 +325,7 @@ int AcdAsyncProducerStart(struct ArrowAsyncDeviceStreamHandler* handler,
   AcdBatchSourceMove(source, &p->source);
   // Populated before any callback, as the spec requires.
   handler->producer = &p->producer;
-  acd_stats.producers_live++;
+  AcdAsyncStatsMutable()->producers_live++;
   AcdAsyncSchedule(&p->job);
   return ACD_OK;
 }

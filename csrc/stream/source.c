@@ -1,7 +1,7 @@
 // Where the C producers' batches come from: a list of batches owned by the
 // core (what the C consumers collect) and a generator of a known stream, for
 // tests and fixtures. Both are AcdBatchSources, which the pull producer
-// (stream.c) and the async producer (async_stream.c) hand out.
+// (stream.c) and the async producer (async_producer.c) hand out.
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 // Pull streams (ArrowArrayStream, ArrowDeviceArrayStream): the C producer
 // over a batch source and the C consumer that drains a stream (moves,
-// releases and the checked consumer-side calls are in stream_calls.c).
+// releases and the checked consumer-side calls are in calls.c).
 // Modelled on nanoarrow's array_stream.c.
 
 #include <errno.h>

@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-// ---- streams (stream.c, stream_source.c) ---------------------------------
+// ---- streams (stream.c, calls.c, source.c) --------------------------------
 // Pull streams as the C Stream Interface and the C Device Stream Interface
 // define them (modelled on nanoarrow's array_stream.c): moves, consumer-side
 // calls that enforce the protocol, a C producer over a batch source, and a C
@@ -160,7 +160,7 @@ int AcdArrayStreamDrain(struct ArrowArrayStream* stream, struct AcdBatchList* li
 int AcdDeviceArrayStreamDrain(struct ArrowDeviceArrayStream* stream, struct AcdBatchList* list,
                               struct AcdStreamTotals* totals, struct AcdError* error);
 
-// ---- async device streams (async_stream.c, stream_async_consumer.c) -------
+// ---- async device streams (async_pump.c, async_producer.c, async_consumer.c)
 // The C producer and consumer cannot block in wasm, so they are driven by a
 // pump: request, cancel and the handler callbacks only record what was asked
 // and schedule the object; its work (calling the other side) happens in
@@ -271,7 +271,7 @@ void AcdAsyncConsumerGetState(struct AcdAsyncConsumer* consumer,
 // stream: the producer then calls release only).
 void AcdAsyncConsumerFree(struct AcdAsyncConsumer* consumer);
 
-// Internals shared by async_stream.c and stream_async_consumer.c: an object of
+// Internals shared by async_pump.c, async_producer.c and async_consumer.c: an object of
 // the run queue. step runs one unit of work and may free the object.
 struct AcdAsyncJob {
   struct AcdAsyncJob* next;

@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-// ---- validation (validate.c, validate_array.c, validate_content.c) -----
+// ---- validation (schema.c, array.c, relations.c, content.c) -----------
 
 enum AcdValidationLevel {
   // Nothing but that the struct is not released.
@@ -46,7 +46,7 @@ int AcdArrayValidateWithValidSchema(const struct ArrowSchema* schema,
                                     enum AcdValidationLevel level, struct AcdError* error);
 
 
-// Internals shared by the validate*.c files: the path from the root
+// Internals shared by the files of validate/ (walk.c): the path from the root
 // ("root.children[2].dictionary") kept while walking a tree, so that every
 // failure says where it happened.
 
@@ -124,7 +124,7 @@ int AcdValidationPrefix(struct AcdValidation* v, int code);
 int AcdValidationReadable(const void* ptr, int64_t size);
 
 // One array of the walk, with the facts derived from it once
-// (validate_array.c; the FULL checks are in validate_content.c).
+// (array.c; the FULL checks are in content.c).
 struct AcdArrayNode {
   const struct ArrowSchema* schema;
   const struct ArrowArray* array;
@@ -139,6 +139,10 @@ struct AcdArrayNode {
   int64_t last_offset;
 };
 
+
+// The relations between one array and its children (relations.c), whose
+// structs and buffers were validated at the node's level.
+int AcdArrayValidateRelations(struct AcdValidation* v, const struct AcdArrayNode* node);
 
 // The FULL checks of one array whose buffers, children and dictionary were
 // validated at DEFAULT and above.

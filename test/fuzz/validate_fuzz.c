@@ -1,5 +1,5 @@
-// libFuzzer target on the C validator (csrc/validate*.c, format.c,
-// metadata.c, device_array.c), built natively with ASan and UBSan by
+// libFuzzer target on the C validator (csrc/validate/, csrc/model/,
+// csrc/device/array.c), built natively with ASan and UBSan by
 // scripts/fuzz/native.sh. The input is a struct tree image (image.h); it is
 // validated at every level through the public entry points of the csrc/ headers
 // only. Any crash, sanitizer report or unterminated error message is a
