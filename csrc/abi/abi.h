@@ -153,7 +153,6 @@ int AcdCallbackCheck(void (*fn)(void), enum AcdCallbackRole role, const char* wh
     return code_;                                                                              \
   } while (0)
 
-
 // Records fn as one of this library's callbacks, made for `role` only, so
 // that AcdCallbackValid refuses it in any other role (a stream's release in an
 // array's release, although both are void(T*)). The files that define such
@@ -163,8 +162,8 @@ void AcdCallbackRegister(void (*fn)(void), enum AcdCallbackRole role);
 #define ACD_CALLBACK_REGISTER(fn, role) AcdCallbackRegister((void (*)(void))(fn), (role))
 
 // A function run once before main (natively) or when the wasm module starts
-// (emcc runs constructors from __wasm_call_ctors).
-#define ACD_CONSTRUCTOR(name)                    \
+// (emcc runs constructors from __wasm_call_ctors). GCC and clang (emcc too).
+#define ACD_CONSTRUCTOR(name)                            \
   static void name(void) __attribute__((constructor)); \
   static void name(void)
 

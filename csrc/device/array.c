@@ -1,6 +1,6 @@
 // Device arrays: validating one without reading its buffers, and copying or
 // moving one onto another device. The copy is a new tree laid out as
-// array.c's (one block per node), whose buffers are allocations of the
+// model/array.c's (one block per node), whose buffers are allocations of the
 // destination device, freed by each node's release; the root also owns the
 // sync event, as in the spec's producer example.
 

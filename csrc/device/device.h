@@ -22,7 +22,8 @@ extern "C" {
 // Memory. The CPU and the host-accessible kinds (CUDA_HOST, ROCM_HOST,
 // CUDA_MANAGED, as on real hardware) hand out host memory. Every other kind
 // has memory of its own: its addresses lie in a window that no host pointer
-// can be in, and its bytes are reachable only through AcdDeviceCopy and
+// can be in (ACD_DEVICE_ADDRESS_BASE, abi.h), and its bytes are reachable
+// only through AcdDeviceCopy and
 // AcdDeviceCopyAsync, so a host read of them fails (AcdAddressRangeValid
 // rejects the window) instead of reading some other buffer. All devices share
 // that window as CUDA's unified virtual addressing does, so an address names
@@ -130,11 +131,10 @@ int AcdDeviceOwnerOf(const void* ptr, ArrowDeviceType* type, int64_t* id);
 int AcdDeviceMemoryRange(const void* ptr, const void** base, int64_t* size);
 // Whether the host may read [ptr, ptr + size): not in the device window, and
 // not host-accessible device memory that a pending operation is writing.
-// AcdAddressRangeValid calls it.
+// AcdAddressRangeValid calls it (memory.c registers it, AcdAddressSetOwner).
 int AcdDeviceRangeReadable(const void* ptr, int64_t size);
-// Fills `out` with what ptr is, for a message about a failed host read
-// (", which is memory of device cuda:1, not host memory: ..."); "" when it is
-// ordinary host memory.
+// AcdAddressDescribe under the device API's name: what ptr is, for a message
+// about a failed host read; "" when it is ordinary host memory.
 void AcdDeviceDescribeAddress(const void* ptr, int64_t size, char* out, size_t out_size);
 
 // Whether `device` may read [ptr, ptr + size) now: inside one allocation of
@@ -228,14 +228,15 @@ int AcdDeviceArrayMoveToDevice(const struct ArrowSchema* schema, struct ArrowDev
                                struct AcdError* error);
 
 // The byte size of each buffer of one node of `schema`'s type (sizes has
-// array->n_buffers entries) from its length and offset, reading the offsets
-// and variadic sizes it needs from `device` memory. The node was validated
-// at MINIMAL. Errors are prefixed with v's path.
+// array->n_buffers entries) from its length and offset, by the model's rules
+// (AcdBufferSizeOf), reading the offsets and variadic sizes they depend on
+// from `device` memory. The node was validated at MINIMAL. Errors are
+// prefixed with v's path.
 int AcdDeviceBufferSizes(struct AcdValidation* v, const struct ArrowSchema* schema,
                          const struct ArrowArray* array, struct AcdDevice* device,
                          int64_t* sizes);
 
-// Internals shared by the device*.c files.
+// Internals shared by the files of device/.
 
 // One allocation. Device memory lives at `bytes`, a private host block;
 // host-accessible memory is at `address` itself (bytes == address).

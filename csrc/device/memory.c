@@ -1,8 +1,10 @@
 // Device memory: every allocation of every simulated device, in one registry
 // sorted by address. Memory of the device kinds gets addresses in the device
 // window (ACD_DEVICE_ADDRESS_BASE) and private host bytes behind them, so the
-// only way to its bytes is a copy through this file; host-accessible memory
-// is an ordinary host buffer, registered for accounting and pending checks.
+// only way to its bytes is a copy (copy.c) through AcdDeviceAccess here;
+// host-accessible memory is an ordinary host buffer, registered for
+// accounting and pending checks. It also tells abi/address.c what a host read
+// of these addresses would meet (AcdAddressSetOwner).
 
 #include <errno.h>
 #include <inttypes.h>

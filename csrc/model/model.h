@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-// ---- format strings (format.c) ------------------------------------------
+// ---- format strings (format.c; the per-type facts: type.c) ----------------
 
 enum AcdType {
   ACD_TYPE_UNINITIALIZED = 0,
@@ -106,14 +106,12 @@ const char* AcdTypeName(enum AcdType type);
 int64_t AcdTypeBufferCount(enum AcdType type);
 int64_t AcdTypeChildCount(enum AcdType type);
 
-
-// ---- metadata (metadata.c) ----------------------------------------------
+// ---- metadata and C strings (metadata.c) ----------------------------------------------
 
 // Byte size of an encoded metadata string (0 for NULL), after checking that
 // it is well formed within `limit` bytes (-1: up to the end of readable
 // memory). Returns -1 and fills error when it is not.
 int64_t AcdMetadataSize(const char* metadata, int64_t limit, struct AcdError* error);
-
 
 // The length of the NUL-terminated string at s, or -1 when s is NULL or the
 // string runs past readable memory.
@@ -122,7 +120,7 @@ int64_t AcdStringLength(const char* s);
 // ---- UTF-8 (utf8.c) ---------------------------------------------------------
 
 // -1 when the `size` bytes at `data` are valid UTF-8, else the offset of the
-// first invalid sequence (utf8.c; shared by metadata.c and validation).
+// first invalid sequence (used by validation).
 int64_t AcdUtf8Validate(const void* data, int64_t size);
 
 // ---- buffers (buffers.c) ----------------------------------------------------
