@@ -35,7 +35,7 @@ for f in "${files[@]}"; do
   else
     "$cc" -std=c11 -Icsrc -c "$f" -o "$obj"
   fi
-  "$([[ $wasm -eq 1 ]] && echo llvm-nm || echo nm)" "$obj" | awk -v f="$name" '$1 == "U" { print "U", f, $2 } NF == 3 && $2 ~ /^[TDBR]$/ { print "D", f, $3 }' >>"$tmp/syms"
+  "$([[ $wasm -eq 1 ]] && echo llvm-nm || echo nm)" "$obj" 2>/dev/null | awk -v f="$name" '$1 == "U" { print "U", f, $2 } NF == 3 && $2 ~ /^[TDBR]$/ { print "D", f, $3 }' >>"$tmp/syms"
 done
 # file -> file edges (the caller, the file that defines the callee).
 awk '$1 == "D" { def[$3] = $2 } $1 == "U" { use[NR] = $2 " " $3 }
