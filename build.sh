@@ -59,27 +59,36 @@ fi
 
 # ---- layout tables ----------------------------------------------------------
 say "layout tables: $native_cc (native) and emcc (wasm32)"
-"$native_cc" -std=c11 -Wall -Wextra -Werror -DACD_LAYOUT_MAIN csrc/layout.c -o build/layout/layout-native
+"$native_cc" -std=c11 -Wall -Wextra -Werror -DACD_LAYOUT_MAIN -Icsrc csrc/abi/layout.c -o build/layout/layout-native
 build/layout/layout-native > build/layout/native.json
 emcc -std=c11 -Wall -Wextra -Werror -DACD_LAYOUT_MAIN -sSINGLE_FILE -sENVIRONMENT=node \
-  csrc/layout.c -o build/layout/layout-wasm32.cjs
+  -Icsrc csrc/abi/layout.c -o build/layout/layout-wasm32.cjs
 node build/layout/layout-wasm32.cjs > build/layout/wasm32.json
 node scripts/gen-layout.mjs build/layout/wasm32.json build/layout/native.json ts/abi/generated/layout.ts
 
 # ---- wasm core --------------------------------------------------------------
-sources=(csrc/*.c)
+# Every C file under csrc/ (one folder per concept: abi, model, validate,
+# device, stream; csrc/examples/ is not part of the core), included from -Icsrc.
+mapfile -t sources < <(find csrc -name '*.c' -not -path 'csrc/examples/*' | LC_ALL=C sort)
 say "wasm core: ${#sources[@]} C files and the embind bindings"
+mkdir -p build/core
 objs=()
+# Object names come from the path (csrc/abi/array.c -> abi_array.o): several
+# folders have a file of the same name.
 for src in "${sources[@]}"; do
-  obj=build/core/$(basename "${src%.c}").o
-  mkdir -p build/core
-  emcc -std=c11 -O2 -Wall -Wextra -Werror -c "$src" -o "$obj"
+  rel=${src#csrc/}
+  obj=build/core/${rel//\//_}
+  obj=${obj%.c}.o
+  emcc -std=c11 -O2 -Wall -Wextra -Werror -Icsrc -c "$src" -o "$obj"
   objs+=("$obj")
 done
-# embind exports: csrc/bindings.cpp, and one bindings_<concept>.cpp per concept.
-for src in csrc/*.cpp; do
-  obj=build/core/$(basename "${src%.cpp}").o
-  emcc -std=c++17 -O2 -Wall -Wextra -Werror -c "$src" -o "$obj"
+# embind exports: one bindings.cpp per concept folder (abi, device, stream).
+mapfile -t bindings < <(find csrc -name '*.cpp' -not -path 'csrc/examples/*' | LC_ALL=C sort)
+for src in "${bindings[@]}"; do
+  rel=${src#csrc/}
+  obj=build/core/${rel//\//_}
+  obj=${obj%.cpp}.cpp.o
+  emcc -std=c++17 -O2 -Wall -Wextra -Werror -Icsrc -c "$src" -o "$obj"
   objs+=("$obj")
 done
 emcc -O2 --bind "${objs[@]}" -o build/core/core.mjs \
@@ -89,7 +98,7 @@ emcc -O2 --bind "${objs[@]}" -o build/core/core.mjs \
   -sINCOMING_MODULE_JS_API=wasmBinary,print,printErr
 node scripts/gen-core.mjs build/core/core.mjs ts/abi/generated/core.js
 # Each function table slot's signature, so that callbacks read from structs are
-# checked before C calls them (ts/abi/wasm-table.ts, csrc/callback.c).
+# checked before C calls them (ts/abi/wasm-table.ts, csrc/abi/callback.c).
 node scripts/gen-wasm-table.mjs build/core/core.mjs ts/abi/wasm-table.ts ts/abi/generated/wasm-table.ts
 [[ $what == core ]] && { echo "$hash" > "$stamp"; say "core done"; exit 0; }
 

@@ -35,7 +35,7 @@ export function rowsOf(batch: arrow.RecordBatch): Record<string, unknown>[] {
   return Array.from({ length: batch.numRows }, (_, r) => Object.fromEntries(columns.map(([name, v]) => [name, v[r]])));
 }
 
-/** What the C generator puts in batch b (csrc/stream_source.c). */
+/** What the C generator puts in batch b (csrc/stream/source.c). */
 export function generatedRows(b: number, rows: number): Record<string, unknown>[] {
   return Array.from({ length: rows }, (_, i) => {
     const r = b * rows + i;

@@ -1,5 +1,5 @@
 // A simulated CUDA runtime API: the subset that the C Device Data Interface's
-// producer example calls, over arrow-c-device's simulated devices (acd.h), so
+// producer example calls, over arrow-c-device's simulated devices (device/device.h), so
 // that the spec's example compiles and runs unchanged without a GPU.
 //
 // cudaMalloc hands out memory of the simulated device cuda:N (N set by
@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "../acd.h"
+#include "device/device.h"
 
 #ifdef __cplusplus
 extern "C" {

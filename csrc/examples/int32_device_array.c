@@ -3,7 +3,7 @@
 // runtime (cuda_runtime.h); then a consumer that waits on the sync event
 // before reading, and a main that runs both:
 //
-//   cc -std=c11 -Icsrc csrc/*.c csrc/examples/*.c -o int32_device_array
+//   cc -std=c11 -Icsrc $(find csrc -name '*.c') -o int32_device_array
 //
 // With -DACD_EXAMPLE_NO_MAIN the functions are linked into test/c/test_device.c.
 

@@ -34,9 +34,11 @@ fi
 if [[ "${1:-}" == "--probe" ]]; then echo "native-fuzz: can run with $clang"; exit 0; fi
 
 bin="$out/validate_fuzz"
+# Every C file of the core (one folder per concept), as build.sh compiles them.
+mapfile -t core < <(find "$root/csrc" -name '*.c' -not -path "$root/csrc/examples/*" | LC_ALL=C sort)
 "$clang" -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -fno-omit-frame-pointer ${FUZZ_CFLAGS:-} -I"$root/csrc" -I"$root/test/fuzz" -Wl,--wrap=AcdAddressRangeValid \
-  "$root"/csrc/*.c "$root/test/fuzz/validate_fuzz.c" -o "$bin" || { echo "native-fuzz: FAILED to build"; exit 1; }
+  "${core[@]}" "$root/test/fuzz/validate_fuzz.c" -o "$bin" || { echo "native-fuzz: FAILED to build"; exit 1; }
 
 # Replaying given files: run them and stop.
 if [[ $# -gt 0 && -f "${!#}" ]]; then exec "$bin" "$@"; fi

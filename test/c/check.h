@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acd.h"
+#include "stream/stream.h"
 
 static int g_passed = 0;
 static int g_failed = 0;

@@ -4,7 +4,8 @@
 # UndefinedBehaviorSanitizer when the compiler supports them; then builds and
 # runs the spec's int32 device array example (csrc/examples/) against the
 # simulated CUDA runtime. Prints the summary lines ("c-core: N passed, 0
-# failed", "c-device: N passed, 0 failed") and the example's "c-example:" lines.
+# failed", "c-device: N passed, 0 failed"), the example's "c-example:" lines,
+# and first "c-deps: ok ..." (test/c/deps.sh: the folders' call graph).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -12,8 +13,9 @@ cc="${CC:-cc}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# Every C file of the core, as build.sh compiles them for wasm.
-files=("$root"/csrc/*.c)
+# Every C file of the core, as build.sh compiles them for wasm (csrc/ has one
+# folder per concept; csrc/examples/ is not part of the core).
+mapfile -t files < <(find "$root/csrc" -name '*.c' -not -path "$root/csrc/examples/*" | LC_ALL=C sort)
 examples=("$root"/csrc/examples/*.c)
 
 flags=(-std=c11 -Wall -Wextra -Wpedantic -Werror -O1 -g -I"$root/csrc")
@@ -22,6 +24,11 @@ echo 'int main(void) { return 0; }' >"$tmp/probe.c"
 if "$cc" "${sanitize[@]}" "$tmp/probe.c" -o "$tmp/probe" >/dev/null 2>&1 && "$tmp/probe"; then
   flags+=("${sanitize[@]}")
 fi
+
+# No folder of csrc/ calls one above it, no files call each other in a cycle
+# ("c-deps: ok ...", test/c/deps.sh).
+bash "$root/test/c/deps.sh" >"$tmp/deps.txt" 2>&1 || { cat "$tmp/deps.txt"; exit 1; }
+tail -1 "$tmp/deps.txt"
 
 "$cc" "${flags[@]}" "${files[@]}" "$root/test/c/test_core.c" -o "$tmp/test_core"
 "$tmp/test_core"

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acd.h"
+#include "stream/stream.h"
 #include "check.h"
 
-// ---- error.c -----------------------------------------------------------------
+// ---- abi/error.c --------------------------------------------------------------
 
 static void TestErrors(void) {
   struct AcdError error;
@@ -40,7 +40,7 @@ static void TestErrors(void) {
   CHECK(strlen(error.message) == sizeof(error.message) - 1);
 }
 
-// ---- format.c ----------------------------------------------------------------
+// ---- model/format.c ----------------------------------------------------------
 
 struct FormatCase {
   const char* format;
@@ -239,7 +239,7 @@ static void TestFormatInvalid(void) {
   CHECK(strlen(error.message) < sizeof(error.message));
 }
 
-// ---- utf8.c and metadata.c ---------------------------------------------------
+// ---- model/utf8.c and model/metadata.c ----------------------------------------------
 
 static void TestUtf8(void) {
   CHECK(AcdUtf8Validate("", 0) == -1);

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acd.h"
+#include "stream/stream.h"
 #include "check.h"
 #include "examples/int32_device_array.h"
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acd.h"
+#include "stream/stream.h"
 #include "check.h"
 
 // Every test leaves the live byte count where it found it.

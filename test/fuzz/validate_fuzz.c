@@ -1,7 +1,7 @@
-// libFuzzer target on the C validator (csrc/validate*.c, format.c,
-// metadata.c, device_array.c), built natively with ASan and UBSan by
+// libFuzzer target on the C validator (csrc/validate/, csrc/model/,
+// csrc/device/array.c), built natively with ASan and UBSan by
 // scripts/fuzz/native.sh. The input is a struct tree image (image.h); it is
-// validated at every level through the public entry points of csrc/acd.h
+// validated at every level through the public entry points of the csrc/ headers
 // only. Any crash, sanitizer report or unterminated error message is a
 // finding. Reads are bounded by AcdAddressRangeValid, which the build wraps
 // (-Wl,--wrap) to mean "inside the input buffer", like the wasm memory bound.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acd.h"
+#include "stream/stream.h"
 #include "image.h"
 
 static const unsigned char* image_base;

@@ -12,7 +12,7 @@ import type { StructReader } from './structs.js';
 import { TABLE_SIGNATURES } from './generated/wasm-table.js';
 import { parseTableSignatures } from './wasm-table.js';
 
-/** The C core's exports (csrc/bindings.cpp). Pointers are wasm32 addresses. */
+/** The C core's exports (csrc/abi/bindings.cpp). Pointers are wasm32 addresses. */
 interface CoreExports {
   lastError(): string;
   bytesAllocated(): number;
@@ -37,12 +37,12 @@ interface CoreExports {
 
 interface EmscriptenModule extends CoreExports {
   asm: { memory: WebAssembly.Memory; __indirect_function_table: WebAssembly.Table };
-  /** Asked by csrc/callback.c before C calls a function pointer read from a struct. */
+  /** Asked by csrc/abi/callback.c before C calls a function pointer read from a struct. */
   acdCallbackValid?: (fn: number, signature: number) => number;
 }
 
 /**
- * The wasm signatures that csrc/callback.c asks about (enum AcdSignature),
+ * The wasm signatures that csrc/abi/callback.c asks about (enum AcdSignature),
  * in Emscripten's notation: pointers are i32, int64_t is i64 (WASM_BIGINT).
  */
 const SIGNATURE_CODES: Readonly<Record<string, number>> = { vi: 1, iii: 2, ii: 3, vij: 4, iiii: 5, viiii: 6 };
@@ -255,7 +255,7 @@ export class Core {
   // ==== streams (issue 5): the function table and the stream exports ========
   // TypeScript callbacks enter the wasm function table with addFunction; every
   // slot taken here is counted so that tests can check none leaked. The stream
-  // exports (csrc/bindings_stream.cpp) are handed out as an object that holds
+  // exports (csrc/stream/bindings.cpp) are handed out as an object that holds
   // only those functions, never the module.
 
   #tableSlots = 0;
@@ -269,7 +269,7 @@ export class Core {
   addFunction(fn: (...args: never[]) => unknown, signature: string): number {
     const index = (this.m as unknown as RuntimeFunctions).addFunction(fn, signature);
     this.#tableSlots++;
-    // Recorded so that C may call it through a struct (csrc/callback.c).
+    // Recorded so that C may call it through a struct (csrc/abi/callback.c).
     if (index >= this.#signatures.length) {
       const grown = new Uint8Array(Math.max(index + 1, this.#signatures.length * 2));
       grown.set(this.#signatures);
@@ -317,7 +317,7 @@ export class Core {
     if (code !== 0) throw this.error(code, this.stream.streamLastError(), context);
   }
 
-  // ==== devices (issue 4): the exports of csrc/bindings_device.cpp ===========
+  // ==== devices (issue 4): the exports of csrc/device/bindings.cpp ===========
   // Declared in device-core.ts; handed out as an object that holds only those
   // functions, never the module.
 

@@ -39,7 +39,7 @@ function encodeString(s: string, what: string): Uint8Array {
   return Uint8Array.from(out);
 }
 
-/** The length of the valid UTF-8 sequence at b[i] (RFC 3629, as csrc/utf8.c), or 0. */
+/** The length of the valid UTF-8 sequence at b[i] (RFC 3629, as csrc/model/utf8.c), or 0. */
 function sequenceLength(b: Uint8Array, i: number, end: number): number {
   const c = b[i];
   if (c < 0x80) return 1;

@@ -4,7 +4,7 @@
 //           C consumer (drains it into a list, checking every batch) →
 //           C producer (a stream of that list) → TS consumer (StreamReader).
 //   async:  TS producer (produceAsync over the batches) → C consumer (a
-//           handler collecting a list) → C producer (csrc/async_stream.c) →
+//           handler collecting a list) → C producer (csrc/stream/async_producer.c) →
 //           TS consumer (AsyncStreamConsumer).
 // Every batch that comes back is compared with the one sent, value by value,
 // and nothing may be left: bytes, table slots, stream objects.

@@ -1,7 +1,7 @@
 // The C core's stream producers and consumers, from TypeScript: batch lists
-// and sources (csrc/stream_source.c), the pull producer and the drain consumer
-// (csrc/stream.c), and the async producer and consumer (csrc/async_stream.c,
-// csrc/stream_async_consumer.c), which run from the stream runtime's pump.
+// and sources (csrc/stream/source.c), the pull producer and the drain consumer
+// (csrc/stream/stream.c), and the async producer and consumer (csrc/stream/async_producer.c,
+// csrc/stream/async_consumer.c), which run from the stream runtime's pump.
 
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, EIO, ENOMEM } from '../abi/errors.js';
@@ -137,7 +137,7 @@ export function drainStream(core: Core, ptr: number, kind: StreamKind, list?: Ba
 // ---- async ----------------------------------------------------------------------------
 
 /**
- * Starts the C producer (csrc/async_stream.c) on handler, with the source's
+ * Starts the C producer (csrc/stream/async_producer.c) on handler, with the source's
  * batches (moved into it) and a copy of additionalMetadata. It works from the
  * pump, scheduled through the stream runtime; it frees itself after releasing
  * the handler. On failure nothing was called and the caller keeps source.
@@ -165,7 +165,7 @@ export interface CAsyncConsumerOptions {
   failSchema?: boolean;
 }
 
-/** The C consumer (csrc/stream_async_consumer.c): collects the stream into a list. */
+/** The C consumer (csrc/stream/async_consumer.c): collects the stream into a list. */
 export class CAsyncConsumer extends Handle {
   readonly handler: number;
   readonly ptr: number;

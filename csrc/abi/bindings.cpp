@@ -1,0 +1,57 @@
+// The wasm exports of the ABI level (embind): the last error, the allocator's
+// accounting, moves and releases of the spec's structs. Each folder's
+// bindings.cpp exports its own concept (model/, validate/, device/, stream/);
+// embind gathers them into one module, so the names are the TS side's
+// whatever file they live in. Pointers cross as unsigned 32-bit numbers,
+// lengths as doubles (exact up to 2^53). Fallible calls return an
+// errno-style code; the message of the last failure is read with
+// lastError(), which the TypeScript side turns into one error class.
+
+#include <emscripten/bind.h>
+
+#include <cstdint>
+#include <string>
+
+#include "abi/bindings.h"
+
+AcdError acd_last_error = {{0}};
+
+namespace {
+
+std::string LastError() { return std::string(acd_last_error.message); }
+
+double BytesAllocated() { return static_cast<double>(AcdBytesAllocated()); }
+
+uintptr_t Alloc(double size) { return reinterpret_cast<uintptr_t>(AcdCalloc(1, static_cast<int64_t>(size))); }
+
+void Free(uintptr_t ptr) { AcdFree(AcdPtr<void>(ptr)); }
+
+double MemorySize() { return static_cast<double>(__builtin_wasm_memory_size(0)) * 65536.0; }
+
+void SchemaMove(uintptr_t src, uintptr_t dst) { AcdSchemaMove(AcdPtr<ArrowSchema>(src), AcdPtr<ArrowSchema>(dst)); }
+void ArrayMove(uintptr_t src, uintptr_t dst) { AcdArrayMove(AcdPtr<ArrowArray>(src), AcdPtr<ArrowArray>(dst)); }
+void DeviceArrayMove(uintptr_t src, uintptr_t dst) {
+  AcdDeviceArrayMove(AcdPtr<ArrowDeviceArray>(src), AcdPtr<ArrowDeviceArray>(dst));
+}
+// A release that cannot be called is reported (EINVAL, lastError) and the
+// struct marked released (AcdSchemaReleaseChecked).
+int SchemaRelease(uintptr_t schema) {
+  return AcdSchemaReleaseChecked(AcdPtr<ArrowSchema>(schema), &acd_last_error);
+}
+int ArrayRelease(uintptr_t array) { return AcdArrayReleaseChecked(AcdPtr<ArrowArray>(array), &acd_last_error); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(arrow_c_device) {
+  using emscripten::function;
+  function("lastError", &LastError);
+  function("bytesAllocated", &BytesAllocated);
+  function("memorySize", &MemorySize);
+  function("alloc", &Alloc);
+  function("free", &Free);
+  function("schemaMove", &SchemaMove);
+  function("arrayMove", &ArrayMove);
+  function("deviceArrayMove", &DeviceArrayMove);
+  function("schemaRelease", &SchemaRelease);
+  function("arrayRelease", &ArrayRelease);
+}

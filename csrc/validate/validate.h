@@ -1,0 +1,155 @@
+// arrow-c-device, the C core's own API, part 3 of 5: validation of schemas
+// and arrays against the spec, at increasing levels. Depends on model/ and
+// abi/ only.
+
+#ifndef ACD_VALIDATE_H_INCLUDED
+#define ACD_VALIDATE_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// ---- validation (schema.c, array.c, relations.c, content.c) -----------
+
+enum AcdValidationLevel {
+  // Nothing but that the struct is not released.
+  ACD_VALIDATION_NONE = 0,
+  // Struct fields, pointers and buffer counts; no buffer sizes.
+  ACD_VALIDATION_MINIMAL = 1,
+  // Also buffer sizes from length + offset, reading the last offsets.
+  ACD_VALIDATION_DEFAULT = 2,
+  // Also every offset, UTF-8, union ids, run ends, dictionary indices.
+  ACD_VALIDATION_FULL = 3
+};
+
+// Checks a schema tree: not released, every format parses, child counts match
+// the type, metadata well formed, names and formats within readable memory,
+// no cycles. Errors name the path ("root.children[1].dictionary: ...").
+int AcdSchemaValidate(const struct ArrowSchema* schema, struct AcdError* error);
+
+// Checks an array tree against its schema at `level`. From MINIMAL on, the
+// schema is validated first (its errors are prefixed "schema: ").
+int AcdArrayValidate(const struct ArrowSchema* schema, const struct ArrowArray* array,
+                     enum AcdValidationLevel level, struct AcdError* error);
+
+// Like AcdArrayValidate, without checking the schema again: for a schema that
+// AcdSchemaValidate accepted and that nobody can have changed since (one the
+// caller owns). Validating an array walks the schema anyway; this saves the
+// second, separate walk.
+int AcdArrayValidateWithValidSchema(const struct ArrowSchema* schema,
+                                    const struct ArrowArray* array,
+                                    enum AcdValidationLevel level, struct AcdError* error);
+
+
+// Internals shared by the files of validate/ (walk.c): the path from the root
+// ("root.children[2].dictionary") kept while walking a tree, so that every
+// failure says where it happened.
+
+#define ACD_VALIDATION_MAX_DEPTH 64
+// Bounds the work of one validation. A struct reached twice is refused
+// (AcdValidationVisitStruct), so a walk visits each struct once and its work
+// is bounded by the input's size; this caps that size.
+#define ACD_VALIDATION_MAX_NODES (1 << 20)
+
+// Structs seen by one walk: an open-addressing set of addresses, inline for
+// small trees, on the heap (AcdValidationEnd frees it) for larger ones.
+#define ACD_VALIDATION_SEEN_INLINE 64
+
+struct AcdValidation {
+  struct AcdError* error;
+  int64_t nodes_left;
+  size_t path_length;
+  char path[1024];
+  const void* root;  // the walk's root, for AcdValidationVisitStruct
+  uintptr_t* seen;
+  size_t seen_capacity;  // 0 until the first struct is recorded
+  size_t seen_count;
+  uintptr_t seen_inline[ACD_VALIDATION_SEEN_INLINE];
+};
+
+void AcdValidationInit(struct AcdValidation* v, struct AcdError* error);
+// Frees what the walk allocated (the seen set, when it outgrew its inline
+// room). Any walk that called AcdValidationSeen ends with it.
+void AcdValidationEnd(struct AcdValidation* v);
+
+// Records a struct reached by the walk: 0 the first time, 1 when it was
+// reached before (the tree is a DAG or has a cycle), -1 when out of memory.
+int AcdValidationSeen(struct AcdValidation* v, const void* ptr);
+
+enum AcdTreeKind { ACD_TREE_SCHEMA, ACD_TREE_ARRAY };
+
+// Records node (a struct ArrowSchema or ArrowArray under v->root) as reached;
+// fails with both paths when it was reached before ("root.children[1]: the
+// same struct ArrowArray as root.children[0] ..."): a DAG would make the
+// work exponential in the depth.
+int AcdValidationVisitStruct(struct AcdValidation* v, const void* root, const void* node,
+                             enum AcdTreeKind kind);
+int AcdTreeFindPath(const void* node, const void* target, enum AcdTreeKind kind, char* path,
+                    size_t size, int depth);
+
+// Counts one visited node; fails once ACD_VALIDATION_MAX_NODES were visited.
+int AcdValidationVisit(struct AcdValidation* v);
+
+// Appends ".children[i]", or any text, to the path; return the mark that
+// AcdValidationPop restores. Cheaper than AcdValidationPush.
+size_t AcdValidationPushChild(struct AcdValidation* v, int64_t i);
+size_t AcdValidationPushText(struct AcdValidation* v, const char* text);
+
+// Appends a path component; returns the mark that AcdValidationPop restores.
+size_t AcdValidationPush(struct AcdValidation* v, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void AcdValidationPop(struct AcdValidation* v, size_t mark);
+
+// Fills the error with "<path>[.<field>]: <message>" (field may be NULL) and
+// returns code.
+int AcdValidationFail(struct AcdValidation* v, const char* field, int code, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+// Prefixes the message that a callee already put into the error with the
+// path, and returns code.
+int AcdValidationPrefix(struct AcdValidation* v, int code);
+
+// Whether `size` bytes at ptr may be read (always when size is 0).
+int AcdValidationReadable(const void* ptr, int64_t size);
+
+// One array of the walk, with the facts derived from it once
+// (array.c; the FULL checks are in content.c).
+struct AcdArrayNode {
+  const struct ArrowSchema* schema;
+  const struct ArrowArray* array;
+  enum AcdValidationLevel level;
+  struct AcdFormat format;
+  // offset + length, and the slots the buffers must cover (0 when empty).
+  int64_t end;
+  int64_t extent;
+  // The validity bitmap; NULL when absent or when the type has none.
+  const uint8_t* validity;
+  // Binary, utf8, list and map, from DEFAULT on: offsets[end].
+  int64_t last_offset;
+};
+
+
+// The relations between one array and its children (relations.c), whose
+// structs and buffers were validated at the node's level.
+int AcdArrayValidateRelations(struct AcdValidation* v, const struct AcdArrayNode* node);
+
+// The FULL checks of one array whose buffers, children and dictionary were
+// validated at DEFAULT and above.
+int AcdArrayValidateContent(struct AcdValidation* v, const struct AcdArrayNode* node);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // ACD_VALIDATE_H_INCLUDED
