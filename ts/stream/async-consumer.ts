@@ -7,13 +7,13 @@
 import type * as arrow from 'apache-arrow';
 import type { ImportedSchema, Imported } from '../exchange/handles.js';
 import { importSchema } from '../exchange/import.js';
-import { importDeviceBatch } from '../device/exchange.js';
 import { toArrowSchema } from '../arrow-js/arrow-types.js';
 import type { Core, CoreRef } from '../abi/core.js';
-import { ArrowCDeviceError, EINVAL, EIO, errnoName } from '../abi/errors.js';
+import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
 import { decodeMetadataAt } from '../model/metadata.js';
+import { callForeign, extractTask } from './async-extract.js';
 import { disposeHandler, makeHandler } from './async-structs.js';
-import { failure, streamRuntime } from './runtime.js';
+import { failure } from './runtime.js';
 import type { StreamImportOptions } from './pull.js';
 import type { Metadata } from '../model/types.js';
 
@@ -196,7 +196,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     this.requestCalls++;
     const producer = this.producer;
     try {
-      this.foreign('request', () => this.core.stream.asyncProducerCallRequest(producer, Number(n)));
+      callForeign(this.core, 'request', () => this.core.stream.asyncProducerCallRequest(producer, Number(n)));
     } catch (e) {
       // The stream's error (never thrown: on_schema and next() go on), and the producer is told.
       this.error ??= e as ArrowCDeviceError;
@@ -204,23 +204,10 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     }
   }
 
-  /**
-   * Calls the producer's side; what it throws (a trap, a foreign exception)
-   * becomes an ArrowCDeviceError naming the callback.
-   */
-  private foreign<T>(what: string, f: () => T): T {
-    try {
-      return this.core.unwinding(f);
-    } catch (e) {
-      if (e instanceof ArrowCDeviceError) throw e;
-      throw new ArrowCDeviceError(`${what}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`, EIO);
-    }
-  }
-
   /** Extracts a task with NULL; a failure is the stream's error, never thrown. */
   private discard(task: number): void {
     try {
-      this.foreign('extract_data', () => this.core.stream.asyncTaskCallExtractData(task, 0));
+      callForeign(this.core, 'extract_data', () => this.core.stream.asyncTaskCallExtractData(task, 0));
     } catch (e) {
       this.error ??= e as ArrowCDeviceError;
     }
@@ -252,7 +239,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     const producer = this.producer;
     if (producer !== 0 && !this.released && !this.ended) {
       try {
-        this.foreign('cancel', () => this.core.stream.asyncProducerCallCancel(producer));
+        callForeign(this.core, 'cancel', () => this.core.stream.asyncProducerCallCancel(producer));
       } catch (e) {
         this.error ??= e as ArrowCDeviceError;
       }
@@ -262,45 +249,9 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
 
   /** Extracts, checks and imports one queued task. */
   private take(entry: QueuedTask): AsyncBatch {
-    const core = this.core;
-    const out = core.alloc(core.structs.size('ArrowDeviceArray'));
-    try {
-      const rt = streamRuntime(core);
-      rt.lastRefusal = '';
-      let code: number;
-      try {
-        code = this.foreign('extract_data', () => core.stream.asyncTaskCallExtractData(entry.task, out));
-      } finally {
-        core.free(entry.task);
-      }
-      if (code !== 0) {
-        // A task made here says why it refused (a stale copy); a foreign one
-        // cannot; the trampoline says why it did not call extract_data at all.
-        const refused = rt.lastRefusal !== '' ? rt.lastRefusal : core.stream.streamLastError();
-        const why = refused === '' ? '' : `: ${refused}`;
-        throw new ArrowCDeviceError(`extract_data returned ${code} (${errnoName(code)})${why}`, code);
-      }
-      const arrayAt = out + core.structs.offsetOf('ArrowDeviceArray', 'array');
-      if (core.structs.ptr('ArrowArray', arrayAt, 'release') === 0) {
-        throw new ArrowCDeviceError('extract_data returned 0 and a released array', EINVAL);
-      }
-      const type = core.structs.i32('ArrowDeviceArray', out, 'device_type');
-      if (type !== this.deviceType) {
-        core.arrayRelease(arrayAt);
-        throw new ArrowCDeviceError(`device_type: expected ${this.deviceType} (the producer's), found ${type}`, EINVAL);
-      }
-      let h: Imported<arrow.RecordBatch>;
-      try {
-        h = importDeviceBatch(this.acd.core, this.importedSchema(), out, this.importOptions);
-      } catch (e) {
-        core.arrayRelease(arrayAt); // the import moved nothing: still ours
-        throw e;
-      }
-      if ((this.importOptions.mode ?? 'copy') === 'view') this.handles.push(h);
-      return { batch: h.value, metadata: entry.metadata };
-    } finally {
-      core.free(out);
-    }
+    const h = extractTask(this.acd, this.core, entry.task, () => this.deviceType, () => this.importedSchema(), this.importOptions);
+    if ((this.importOptions.mode ?? 'copy') === 'view') this.handles.push(h);
+    return { batch: h.value, metadata: entry.metadata };
   }
 
   private importedSchema(): ImportedSchema {

@@ -260,17 +260,48 @@ function describe(e: unknown): string {
   }
 }
 
+/** Runs a callback's body: what it throws is noted and becomes its errno code (a callback never throws). */
+function guarded(rt: StreamRuntime, body: () => number): number {
+  try {
+    return body();
+  } catch (e) {
+    rt.noteUncaught(e);
+    return failure(e).code;
+  }
+}
+
+/** The same for a callback that returns nothing. */
+function guardedVoid(rt: StreamRuntime, body: () => void): void {
+  try {
+    body();
+  } catch (e) {
+    rt.noteUncaught(e);
+  }
+}
+
+/**
+ * The release member of a stream or handler: the object's release, then the
+ * struct marked released and forgotten (and freed when `free`).
+ */
+function releaseField(kind: 'arrayStream' | 'deviceArrayStream' | 'handler', free: boolean): KindSpec['fields'][number] {
+  return {
+    field: 'release', signature: 'vi', make: (rt) => (self: number) => {
+      const found = rt.lookup<PullCallbacks | HandlerCallbacks>(kind, u(self));
+      if (found === undefined) return;
+      guardedVoid(rt, () => found.callbacks.release());
+      rt.clearStruct(kind, u(self));
+      rt.unregister(kind, found.key);
+      if (free) rt.core.free(u(self));
+    },
+  };
+}
+
 function pull(kind: 'arrayStream' | 'deviceArrayStream'): KindSpec {
   const struct: StructName = kind === 'arrayStream' ? 'ArrowArrayStream' : 'ArrowDeviceArrayStream';
   const call = (rt: StreamRuntime, self: number, f: (c: PullCallbacks) => number): number => {
     const found = rt.lookup<PullCallbacks>(kind, u(self));
     if (found === undefined) return EINVAL; // released, or not one of ours
-    try {
-      return f(found.callbacks);
-    } catch (e) {
-      rt.noteUncaught(e);
-      return failure(e).code;
-    }
+    return guarded(rt, () => f(found.callbacks));
   };
   return {
     struct,
@@ -278,21 +309,23 @@ function pull(kind: 'arrayStream' | 'deviceArrayStream'): KindSpec {
       { field: 'get_schema', signature: 'iii', make: (rt) => (self: number, out: number) => call(rt, self, (c) => c.getSchema(u(out))) },
       { field: 'get_next', signature: 'iii', make: (rt) => (self: number, out: number) => call(rt, self, (c) => c.getNext(u(out))) },
       { field: 'get_last_error', signature: 'ii', make: (rt) => (self: number) => call(rt, self, (c) => c.getLastError()) },
-      {
-        field: 'release', signature: 'vi', make: (rt) => (self: number) => {
-          const found = rt.lookup<PullCallbacks>(kind, u(self));
-          if (found === undefined) return;
-          try {
-            found.callbacks.release();
-          } catch (e) {
-            rt.noteUncaught(e);
-          }
-          rt.clearStruct(kind, u(self));
-          rt.unregister(kind, found.key);
-        },
-      },
+      releaseField(kind, false),
     ],
   };
+}
+
+/** A handler callback returning a code; a struct that is not live is refused (EINVAL, the refusal recorded). */
+function handlerCall(rt: StreamRuntime, self: number, field: string, f: (c: HandlerCallbacks) => number): number {
+  const found = rt.lookup<HandlerCallbacks>('handler', u(self));
+  if (found === undefined) return rt.refuse(field, 'handler');
+  return guarded(rt, () => f(found.callbacks));
+}
+
+/** A producer callback (it returns nothing; a struct that is not live is ignored). */
+function producerCall(rt: StreamRuntime, self: number, f: (c: ProducerCallbacks) => void): void {
+  const found = rt.lookup<ProducerCallbacks>('producer', u(self));
+  if (found === undefined) return;
+  guardedVoid(rt, () => f(found.callbacks));
 }
 
 const KINDS: Record<Kind, KindSpec> = {
@@ -302,82 +335,29 @@ const KINDS: Record<Kind, KindSpec> = {
     struct: 'ArrowAsyncDeviceStreamHandler',
     fields: [
       {
-        field: 'on_schema', signature: 'iii', make: (rt) => (self: number, schema: number) => {
-          const found = rt.lookup<HandlerCallbacks>('handler', u(self));
-          if (found === undefined) return rt.refuse('on_schema', 'handler');
-          try {
-            return found.callbacks.onSchema(u(schema));
-          } catch (e) {
-            rt.noteUncaught(e);
-            return failure(e).code;
-          }
-        },
+        field: 'on_schema', signature: 'iii',
+        make: (rt) => (self: number, schema: number) => handlerCall(rt, self, 'on_schema', (c) => c.onSchema(u(schema))),
       },
       {
-        field: 'on_next_task', signature: 'iiii', make: (rt) => (self: number, task: number, metadata: number) => {
-          const found = rt.lookup<HandlerCallbacks>('handler', u(self));
-          if (found === undefined) return rt.refuse('on_next_task', 'handler');
-          try {
-            return found.callbacks.onNextTask(u(task), u(metadata));
-          } catch (e) {
-            rt.noteUncaught(e);
-            return failure(e).code;
-          }
-        },
+        field: 'on_next_task', signature: 'iiii',
+        make: (rt) => (self: number, task: number, metadata: number) => handlerCall(rt, self, 'on_next_task', (c) => c.onNextTask(u(task), u(metadata))),
       },
       {
         field: 'on_error', signature: 'viiii', make: (rt) => (self: number, code: number, message: number, metadata: number) => {
           const found = rt.lookup<HandlerCallbacks>('handler', u(self));
           if (found === undefined) return;
-          try {
-            found.callbacks.onError(code, u(message), u(metadata));
-          } catch (e) {
-            rt.noteUncaught(e);
-          }
+          guardedVoid(rt, () => found.callbacks.onError(code, u(message), u(metadata)));
         },
       },
-      {
-        // The consumer allocated the handler: after its release it frees it.
-        field: 'release', signature: 'vi', make: (rt) => (self: number) => {
-          const found = rt.lookup<HandlerCallbacks>('handler', u(self));
-          if (found === undefined) return;
-          try {
-            found.callbacks.release();
-          } catch (e) {
-            rt.noteUncaught(e);
-          }
-          rt.clearStruct('handler', u(self));
-          rt.unregister('handler', found.key);
-          rt.core.free(u(self));
-        },
-      },
+      // The consumer allocated the handler: after its release it frees it.
+      releaseField('handler', true),
     ],
   },
   producer: {
     struct: 'ArrowAsyncProducer',
     fields: [
-      {
-        field: 'request', signature: 'vij', make: (rt) => (self: number, n: bigint) => {
-          const found = rt.lookup<ProducerCallbacks>('producer', u(self));
-          if (found === undefined) return;
-          try {
-            found.callbacks.request(BigInt(n));
-          } catch (e) {
-            rt.noteUncaught(e);
-          }
-        },
-      },
-      {
-        field: 'cancel', signature: 'vi', make: (rt) => (self: number) => {
-          const found = rt.lookup<ProducerCallbacks>('producer', u(self));
-          if (found === undefined) return;
-          try {
-            found.callbacks.cancel();
-          } catch (e) {
-            rt.noteUncaught(e);
-          }
-        },
-      },
+      { field: 'request', signature: 'vij', make: (rt) => (self: number, n: bigint) => producerCall(rt, self, (c) => c.request(BigInt(n))) },
+      { field: 'cancel', signature: 'vi', make: (rt) => (self: number) => producerCall(rt, self, (c) => c.cancel()) },
     ],
   },
   task: {
@@ -391,12 +371,7 @@ const KINDS: Record<Kind, KindSpec> = {
           if (found === undefined) return rt.refuse('extract_data', 'task');
           rt.core.structs.setPtr('ArrowAsyncTask', u(self), 'private_data', 0);
           rt.unregister('task', found.key);
-          try {
-            return found.callbacks.extract(u(out));
-          } catch (e) {
-            rt.noteUncaught(e);
-            return failure(e).code;
-          }
+          return guarded(rt, () => found.callbacks.extract(u(out)));
         },
       },
     ],
