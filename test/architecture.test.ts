@@ -5,7 +5,7 @@
 // csrc/, no file over 400 lines without its reason.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import ts from '@typescript/typescript6';
@@ -215,4 +215,15 @@ describe('this repository', () => {
   test('no file over 400 lines without its reason', () => {
     expect(messages('length')).toEqual([]);
   });
+  test('docs/architecture.md names only files that exist, and every concept folder of csrc/ and ts/', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
+    const named = [...new Set([...doc.matchAll(/`((?:csrc|ts|scripts|test)\/[\w./-]+)`/g)].map((m) => m[1]))];
+    expect(named.length).toBeGreaterThan(40);
+    expect(named.filter((p) => !existsSync(join(ROOT, p)))).toEqual([]);
+    const folders = (dir: string) => readdirSync(join(ROOT, dir), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && d.name !== 'generated' && d.name !== 'examples').map((d) => d.name);
+    const rows = new Set([...doc.matchAll(/^\| ([^|]+) \|/gm)].flatMap((m) => [...m[1].matchAll(/`([\w-]+)\/`/g)].map((x) => x[1])));
+    expect([...folders('csrc'), ...folders('ts')].filter((f) => !rows.has(f))).toEqual([]);
+  });
 });
+
