@@ -66,7 +66,7 @@ function moveOnto(core: Core, schema: number, array: number, device: Device): vo
   try {
     core.checkDevice(core.device.deviceArrayMoveToDevice(schema, host, device.type, device.id, array), `exporting onto ${device.name}`);
   } catch (e) {
-    core.arrayRelease(host);
+    core.space.release('ArrowArray', host);
     throw e;
   } finally {
     core.free(host);
@@ -134,11 +134,11 @@ function copyToHost<T>(core: Core, schemaArg: number | ImportedSchema, ptr: numb
     try {
       result = importArray(core, schema, host, 'ArrowDeviceArray', { ...options, validate: options.validate ?? 'full' }, read);
     } catch (e) {
-      core.arrayRelease(host);
+      core.space.release('ArrowArray', host);
       throw e;
     }
     // The source is ours now: release it (its device memory and event).
-    core.arrayRelease(ptr);
+    core.space.release('ArrowArray', ptr);
     // The batch's schema was read into JS objects; the C one can go.
     if (ownsSchema) schema.release();
     return result;

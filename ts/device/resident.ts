@@ -31,8 +31,8 @@ export class DeviceResident extends Handle {
     readonly device: Device) {
     const core = host.core;
     super(() => {
-      core.arrayRelease(ptr);
-      core.schemaRelease(schemaPtr);
+      core.space.release('ArrowArray', ptr);
+      core.space.release('ArrowSchema', schemaPtr);
       core.free(ptr);
       core.free(schemaPtr);
     });

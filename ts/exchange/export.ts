@@ -42,7 +42,7 @@ export function exportWith(core: Core, field: Field, struct: 'ArrowArray' | 'Arr
       onto?.(schema, array);
     }
   } catch (e) {
-    if (written) core.schemaRelease(schema);
+    if (written) core.space.release('ArrowSchema', schema);
     core.free(schema);
     core.free(array);
     throw e;

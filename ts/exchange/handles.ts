@@ -12,7 +12,7 @@ import type { Field, Schema } from '../model/types.js';
 /** An ArrowSchema this library produced, in wasm memory at `ptr`. */
 export class ExportedSchema extends Handle {
   constructor(core: Core, readonly ptr: number) {
-    super(() => { core.schemaRelease(ptr); core.free(ptr); });
+    super(() => { core.space.release('ArrowSchema', ptr); core.free(ptr); });
   }
 }
 
@@ -24,8 +24,8 @@ export class ExportedSchema extends Handle {
 export class ExportedArray extends Handle {
   constructor(core: Core, readonly schema: number, readonly array: number) {
     super(() => {
-      core.schemaRelease(schema);
-      core.arrayRelease(array);
+      core.space.release('ArrowSchema', schema);
+      core.space.release('ArrowArray', array);
       core.free(schema);
       core.free(array);
     });
@@ -40,7 +40,7 @@ export class ImportedSchema extends Handle {
   constructor(core: Core, readonly ptr: number) {
     // Read before the handle exists: when reading fails, the caller takes the struct back.
     const field = readField(core.structs, ptr);
-    super(() => { core.schemaRelease(ptr); core.free(ptr); });
+    super(() => { core.space.release('ArrowSchema', ptr); core.free(ptr); });
     this.field = field;
   }
 

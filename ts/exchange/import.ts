@@ -68,13 +68,13 @@ export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, p
     const value = build();
     if (mode === 'copy') {
       own = 0;
-      core.arrayRelease(owned);
+      core.space.release('ArrowArray', owned);
       core.free(owned);
       if (ownsSchema) schema.release();
       return new Imported(core, value, null, () => {});
     }
     return new Imported(core, value, build, () => {
-      core.arrayRelease(owned);
+      core.space.release('ArrowArray', owned);
       core.free(owned);
       if (ownsSchema) schema.release();
     });
