@@ -4,6 +4,8 @@
 // devices, validation, the CLI's --device, and every gold file through cuda:1
 // and webgpu in both modes. Every test checks values, that the core's live
 // bytes and every device's accounting return to their start, and ownership.
+// Longer than 400 lines because every device test shares the per-device
+// accounting checks and fixtures set up once at the top.
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -3,8 +3,10 @@
 // the 0.17.1 unions included (which arrow-js misreads); errors for truncated,
 // corrupt, compressed and big-endian input, made by hand with apache-arrow's
 // flatbuffers builders; concatenation (delta dictionaries) on every gold
-// column; and roundtripRaw (ts/roundtrip-ipc.ts) on every gold case, from the
+// column; and roundtripRaw (ts/roundtrip/roundtrip.ts) on every gold case, from the
 // JSON and from both IPC formats, in copy and view mode.
+// Longer than 400 lines because the hand-made corrupt inputs share one set of
+// flatbuffers builders with the gold-file cases.
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,8 @@
 // Issue 9, item 6 (async stream lifetime) and the async part of item 2 (no
 // exception escapes the pump or a scheduled callback): each test fails on the
 // code before the fix.
+// Longer than 400 lines because both items share the raw handlers and the
+// producers table; each test is named after its item.
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';

@@ -2,6 +2,8 @@
 // release, no double free), leaks and foreign exception types on import, and
 // the spec deviations (binary metadata, CPU device_id 0, describing device
 // arrays, date64 and decimal content checks).
+// Longer than 400 lines because the four items share the import routes and
+// leak guards; each test is named after its item.
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import * as arrow from 'apache-arrow';

@@ -2,6 +2,8 @@
 // values checked against the IPC file of the same case read by apache-arrow;
 // hand-written files for what the gold files lack; errors; rawValues on
 // arrays with an offset. No wasm involved.
+// Longer than 400 lines because its cases share the gold-file loaders and the
+// hand-written files; they are one table of what the reader must do.
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -4,6 +4,8 @@
 //   SpyStream: a pull stream producer, for the rules consumers must follow.
 //   SpyHandler: an async handler, for the rules producers must follow.
 //   SpyProducer: an async producer driven step by step, for the consumers' rules.
+// Longer than 400 lines because the three spies share the recording and
+// scribbling machinery; each is one protocol's counterpart.
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
 import { writeArray } from '../ts/arrow-js/export.js';

@@ -3,6 +3,9 @@
 // schema and array validators on small trees built by hand on the stack.
 //
 // Prints "c-core: N passed, M failed" and exits non-zero when M > 0.
+//
+// Longer than 400 lines because it is one test program over the whole core:
+// its cases share the hand-built trees and the harness, one binary per file.
 
 #include <errno.h>
 #include <stdint.h>

@@ -5,6 +5,9 @@
 // checks the producer's side of the protocol).
 //
 // Prints "c-stream: N passed, M failed" and exits non-zero when M > 0.
+//
+// Longer than 400 lines because it is one test program: the pull and async
+// cases share the sources, the recording handler and the harness.
 
 #include <errno.h>
 #include <stdint.h>
