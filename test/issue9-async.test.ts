@@ -143,6 +143,9 @@ describe('item 6: the handler lives until the producer releases it', () => {
         await new Promise((r) => setTimeout(r, 10));
       }
       expect(finalized).toBe(true);
+      // Read after the awaits, so that the registry (and with it the pending
+      // callback) is never collected before it ran.
+      seen.unregister(ref);
       for (let i = 0; i < 5; i++) await tick(); // the library's finalizer runs
       expect(rt.cAsyncStats().consumersLive).toBe(consumersLive + 1); // held for the producer
       c2 = new CAsyncConsumer(acd.core);
