@@ -10,7 +10,7 @@ import { batchField, exportData } from '../arrow-js/export.js';
 import { batchReader } from '../arrow-js/import.js';
 import { exportWith } from '../exchange/export.js';
 import type { ExportedArray, Imported, ImportedSchema } from '../exchange/handles.js';
-import { importArray, importSchema, rawReader, type Reader } from '../exchange/import.js';
+import { importArray, rawReader, withSchema, type Reader } from '../exchange/import.js';
 import type { ImportOptions, RawImport } from '../exchange/options.js';
 import { constants } from '../abi/generated/layout.js';
 import { writeRaw, type RawArray } from '../model/raw.js';
@@ -122,66 +122,53 @@ function notOnCpu(core: Core, deviceArray: number): ArrowCDeviceError {
 
 /** Copies a device array to the host and imports the copy; see importDeviceBatch. */
 function copyToHost<T>(core: Core, schemaArg: number | ImportedSchema, ptr: number, options: ImportOptions, read: Reader<T>): Imported<T> {
-  const ownsSchema = typeof schemaArg === 'number';
-  const schema = ownsSchema ? importSchema(core, schemaArg) : schemaArg;
-  let host = 0;
-  try {
-    if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
-    host = core.alloc(core.structs.size('ArrowDeviceArray'));
-    // Validates the device array (its buffers unread), waits on its event, copies.
-    core.checkDevice(core.device.deviceArrayCopy(schema.ptr, ptr, constants.ARROW_DEVICE_CPU, -1, host), 'ArrowDeviceArray');
-    let result: Imported<T>;
+  return withSchema(core, schemaArg, (schema, ownsSchema) => {
+    const host = core.alloc(core.structs.size('ArrowDeviceArray'));
     try {
-      result = importArray(core, schema, host, 'ArrowDeviceArray', { ...options, validate: options.validate ?? 'full' }, read);
-    } catch (e) {
-      core.space.release('ArrowArray', host);
-      throw e;
+      // Validates the device array (its buffers unread), waits on its event, copies.
+      core.checkDevice(core.device.deviceArrayCopy(schema.ptr, ptr, constants.ARROW_DEVICE_CPU, -1, host), 'ArrowDeviceArray');
+      let result: Imported<T>;
+      try {
+        result = importArray(core, schema, host, 'ArrowDeviceArray', { ...options, validate: options.validate ?? 'full' }, read);
+      } catch (e) {
+        core.space.release('ArrowArray', host);
+        throw e;
+      }
+      // The source is ours now: release it (its device memory and event).
+      core.space.release('ArrowArray', ptr);
+      // The batch's schema was read into JS objects; the C one can go.
+      if (ownsSchema) schema.release();
+      return result;
+    } finally {
+      core.free(host);
     }
-    // The source is ours now: release it (its device memory and event).
-    core.space.release('ArrowArray', ptr);
-    // The batch's schema was read into JS objects; the C one can go.
-    if (ownsSchema) schema.release();
-    return result;
-  } catch (e) {
-    if (ownsSchema) {
-      core.schemaMove(schema.ptr, schemaArg);
-      schema.release();
-    }
-    throw e;
-  } finally {
-    if (host !== 0) core.free(host);
-  }
+  });
 }
 
 /** Moves a validated device array (any device) and its schema into a DeviceResident. */
 function keepOnDevice(core: Core, schemaArg: number | ImportedSchema, ptr: number): DeviceResident {
   const s = core.structs;
-  const ownsSchema = typeof schemaArg === 'number';
-  const schema = ownsSchema ? importSchema(core, schemaArg) : schemaArg;
-  let own = 0;
-  let schemaCopy = 0;
-  try {
-    if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
-    core.checkDevice(core.device.deviceArrayValidate(schema.ptr, ptr), 'ArrowDeviceArray');
-    const type = s.i32('ArrowDeviceArray', ptr, 'device_type');
-    // A CPU array's device_id is only recommended to be -1 (0 is common): there is one CPU.
-    const device = parseDevice(type === constants.ARROW_DEVICE_CPU ? 'cpu' : { type, id: s.i64('ArrowDeviceArray', ptr, 'device_id') });
-    own = core.alloc(s.size('ArrowDeviceArray'));
-    schemaCopy = core.alloc(s.size('ArrowSchema'));
-    // The handle owns a schema of its own: the moved one, or one written from the caller's.
-    if (ownsSchema) core.schemaMove(schema.ptr, schemaCopy);
-    else writeSchema(core, schemaCopy, schema.field);
-    core.deviceArrayMove(ptr, own);
-    if (ownsSchema) schema.release();
-    const host = { core, importDeviceBatch: (sp: number, dp: number, o: ImportOptions) => importDeviceBatch(core, sp, dp, { ...o, device: 'copy' }) };
-    return new DeviceResident(host, own, schemaCopy, schema.field, device);
-  } catch (e) {
-    if (own !== 0) core.free(own);
-    if (schemaCopy !== 0) core.free(schemaCopy);
-    if (ownsSchema) {
-      core.schemaMove(schema.ptr, schemaArg);
-      schema.release();
+  return withSchema(core, schemaArg, (schema, ownsSchema) => {
+    let own = 0;
+    let schemaCopy = 0;
+    try {
+      core.checkDevice(core.device.deviceArrayValidate(schema.ptr, ptr), 'ArrowDeviceArray');
+      const type = s.i32('ArrowDeviceArray', ptr, 'device_type');
+      // A CPU array's device_id is only recommended to be -1 (0 is common): there is one CPU.
+      const device = parseDevice(type === constants.ARROW_DEVICE_CPU ? 'cpu' : { type, id: s.i64('ArrowDeviceArray', ptr, 'device_id') });
+      own = core.alloc(s.size('ArrowDeviceArray'));
+      schemaCopy = core.alloc(s.size('ArrowSchema'));
+      // The handle owns a schema of its own: the moved one, or one written from the caller's.
+      if (ownsSchema) core.schemaMove(schema.ptr, schemaCopy);
+      else writeSchema(core, schemaCopy, schema.field);
+      core.deviceArrayMove(ptr, own);
+      if (ownsSchema) schema.release();
+      const host = { core, importDeviceBatch: (sp: number, dp: number, o: ImportOptions) => importDeviceBatch(core, sp, dp, { ...o, device: 'copy' }) };
+      return new DeviceResident(host, own, schemaCopy, schema.field, device);
+    } catch (e) {
+      if (own !== 0) core.free(own);
+      if (schemaCopy !== 0) core.free(schemaCopy);
+      throw e;
     }
-    throw e;
-  }
+  });
 }

@@ -50,39 +50,56 @@ export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, p
   const arrayPtr = struct === 'ArrowDeviceArray' ? ptr + core.structs.offsetOf('ArrowDeviceArray', 'array') : ptr;
   if (struct === 'ArrowDeviceArray') checkCpu(core, ptr);
 
+  return withSchema(core, schemaArg, (schema, ownsSchema) => {
+    let own = 0;
+    try {
+      // The ImportedSchema was validated on import and is owned here: no second schema walk.
+      core.arrayValidate(schema.ptr, arrayPtr, level, true);
+      // From DEFAULT on the validator names device memory where it finds it;
+      // at MINIMAL, check that no buffer is device memory before reading one.
+      if (level === LEVELS.minimal) core.checkDevice(core.device.arrayCheckHost(schema.ptr, arrayPtr), 'array');
+      own = core.alloc(core.structs.size('ArrowArray'));
+      core.arrayMove(arrayPtr, own);
+      const owned = own;
+      const build = () => read(schema, owned, mode);
+      // Built before any handle exists: on failure the catch below is the only owner.
+      const value = build();
+      if (mode === 'copy') {
+        own = 0;
+        core.space.release('ArrowArray', owned);
+        core.free(owned);
+        if (ownsSchema) schema.release();
+        return new Imported(core, value, null, () => {});
+      }
+      return new Imported(core, value, build, () => {
+        core.space.release('ArrowArray', owned);
+        core.free(owned);
+        if (ownsSchema) schema.release();
+      });
+    } catch (e) {
+      if (own !== 0) {
+        core.arrayMove(own, arrayPtr);
+        core.free(own);
+      }
+      throw e;
+    }
+  });
+}
+
+/**
+ * Runs body with the schema of an import: an ImportedSchema as it is, or an
+ * address whose struct is imported first (ownsSchema: body's result owns it,
+ * or body releases it). When body throws, a schema imported here is moved
+ * back into the caller's struct: the caller still owns what it passed.
+ */
+export function withSchema<T>(core: Core, schemaArg: number | ImportedSchema,
+  body: (schema: ImportedSchema, ownsSchema: boolean) => T): T {
   const ownsSchema = typeof schemaArg === 'number';
   const schema = ownsSchema ? importSchema(core, schemaArg) : schemaArg;
-  let own = 0;
   try {
     if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
-    // The ImportedSchema was validated on import and is owned here: no second schema walk.
-    core.arrayValidate(schema.ptr, arrayPtr, level, true);
-    // From DEFAULT on the validator names device memory where it finds it;
-    // at MINIMAL, check that no buffer is device memory before reading one.
-    if (level === LEVELS.minimal) core.checkDevice(core.device.arrayCheckHost(schema.ptr, arrayPtr), 'array');
-    own = core.alloc(core.structs.size('ArrowArray'));
-    core.arrayMove(arrayPtr, own);
-    const owned = own;
-    const build = () => read(schema, owned, mode);
-    // Built before any handle exists: on failure the catch below is the only owner.
-    const value = build();
-    if (mode === 'copy') {
-      own = 0;
-      core.space.release('ArrowArray', owned);
-      core.free(owned);
-      if (ownsSchema) schema.release();
-      return new Imported(core, value, null, () => {});
-    }
-    return new Imported(core, value, build, () => {
-      core.space.release('ArrowArray', owned);
-      core.free(owned);
-      if (ownsSchema) schema.release();
-    });
+    return body(schema, ownsSchema);
   } catch (e) {
-    if (own !== 0) {
-      core.arrayMove(own, arrayPtr);
-      core.free(own);
-    }
     if (ownsSchema) {
       core.schemaMove(schema.ptr, schemaArg);
       schema.release();
