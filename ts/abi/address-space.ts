@@ -20,7 +20,11 @@ export interface Allocator {
 
 /** How a function pointer of a space is called. */
 export interface FunctionTable {
-  /** Emscripten's signature of the function at index ('vi', 'iii', 'vij', ...), or null when there is none. */
+  /**
+   * Emscripten's signature of the function at index ('vi', 'iii', 'vij',
+   * ...), '?' for a function whose signature only a call can check (another
+   * module's), or null when there is none.
+   */
   signatureOf(index: number): string | null;
   /**
    * Calls the function at index with args after checking that it exists and
@@ -57,8 +61,9 @@ export interface AddressSpace {
 /**
  * Releases through a FunctionTable: the callback is read from the struct,
  * checked (signature 'vi': void(struct*)) and called; the spec makes the
- * callee mark the struct released. A ArrowDeviceArray is released through
- * its ArrowArray.
+ * callee mark the struct released. One that cannot be called as that is
+ * not: the struct is marked released (what it holds leaks) and the result
+ * is EINVAL. An ArrowDeviceArray is released through its ArrowArray.
  */
 export function releaseThrough(space: AddressSpace, struct: ReleasableStruct, ptr: number): number {
   const s = space.structs;
@@ -69,12 +74,18 @@ export function releaseThrough(space: AddressSpace, struct: ReleasableStruct, pt
   if (space.table === null) {
     throw new ArrowCDeviceError(`${kind}.release: ${space.name} has no function table, its callbacks cannot be called`, ENOSYS);
   }
-  if (space.table.signatureOf(release) !== 'vi') {
-    s.setPtr(kind, at, 'release', 0);
-    return EINVAL;
+  const signature = space.table.signatureOf(release);
+  if (signature === 'vi' || signature === '?') {
+    try {
+      space.table.call(release, 'vi', [at], `${kind}.release`);
+      return 0;
+    } catch (e) {
+      // Refused before anything ran (another signature): as a release of the wrong kind below.
+      if (!(e instanceof ArrowCDeviceError && e.code === EINVAL)) throw e;
+    }
   }
-  space.table.call(release, 'vi', [at], `${kind}.release`);
-  return 0;
+  s.setPtr(kind, at, 'release', 0);
+  return EINVAL;
 }
 
 /** Options of a space over a WebAssembly.Memory. */

@@ -1,0 +1,108 @@
+// Another wasm module as an address space: its memory, its function table
+// (calls checked by the engine through ts/foreign/trampoline.ts) and its
+// allocator. Built from explicit parts or from a module's instance.exports,
+// where the conventional names of Emscripten and wasm-bindgen are found.
+
+import { MemorySpace, type Allocator, type FunctionTable } from '../abi/address-space.js';
+import { ArrowCDeviceError, EINVAL, ENOMEM } from '../abi/errors.js';
+import { wasm32 } from '../abi/generated/layout.js';
+import { Trampolines, type Signature } from './trampoline.js';
+
+/** The callback signatures of the spec's structs on wasm32 (pointers i32, int64 as i64). */
+export const CALLBACK_SIGNATURES: readonly Signature[] = [
+  'vi',    // release(struct*)
+  'iii',   // get_schema / get_next (stream*, out*), on_schema, extract_data, ...
+  'ii',    // get_last_error(stream*) -> const char*
+  'iiii',  // on_next_task (handler*, task*, metadata*)
+  'viiii', // on_error (handler*, code, message*, metadata*)
+  'vij',   // request(producer*, int64 n)
+];
+
+export interface ForeignModuleOptions {
+  /** For messages ('parquet-wasm', ...); default 'the foreign module'. */
+  name?: string;
+  memory: WebAssembly.Memory;
+  /** Its function table: without one, its callbacks cannot be called (nor ours installed). */
+  table?: WebAssembly.Table | null;
+  /** Its allocator: without one, nothing can be exported into it. */
+  malloc?: ((size: number) => number) | null;
+  free?: ((ptr: number) => void) | null;
+}
+
+/** An instance's exports, as WebAssembly.Instance.exports gives them. */
+export type ModuleExports = Record<string, unknown>;
+
+function isOptions(x: ForeignModuleOptions | ModuleExports): x is ForeignModuleOptions {
+  return (x as ForeignModuleOptions).memory instanceof WebAssembly.Memory && !('__indirect_function_table' in x) && !('__wbindgen_malloc' in x);
+}
+
+/**
+ * The parts of a module from its exports: `memory`; the table
+ * `__indirect_function_table` (Emscripten) or the one exported table
+ * (wasm-bindgen); `malloc`/`free` (Emscripten) or `__wbindgen_malloc(size,
+ * align)` / `__wbindgen_free(ptr, size, align)` (wasm-bindgen).
+ */
+export function partsFromExports(exports: ModuleExports, name?: string): ForeignModuleOptions {
+  const memories = Object.values(exports).filter((v): v is WebAssembly.Memory => v instanceof WebAssembly.Memory);
+  const memory = exports.memory instanceof WebAssembly.Memory ? exports.memory : memories.length === 1 ? memories[0] : undefined;
+  if (memory === undefined) {
+    throw new ArrowCDeviceError(`foreign: the exports have ${memories.length === 0 ? 'no' : memories.length} WebAssembly.Memory; ` +
+      "pass { memory, table, malloc, free } explicitly", EINVAL);
+  }
+  const tables = Object.values(exports).filter((v): v is WebAssembly.Table => v instanceof WebAssembly.Table);
+  const table = exports.__indirect_function_table instanceof WebAssembly.Table ? exports.__indirect_function_table
+    : tables.length === 1 ? tables[0] : null;
+  const fn = (key: string) => (typeof exports[key] === 'function' ? exports[key] as (...a: number[]) => number : null);
+  const bindgenMalloc = fn('__wbindgen_malloc');
+  const bindgenFree = fn('__wbindgen_free');
+  if (bindgenMalloc !== null && bindgenFree !== null) {
+    // wasm-bindgen's free wants the size and alignment the block was allocated with.
+    const sizes = new Map<number, number>();
+    return {
+      name, memory, table,
+      malloc: (size) => { const p = bindgenMalloc(size, 8); if (p !== 0) sizes.set(p, size); return p; },
+      free: (ptr) => { const size = sizes.get(ptr); if (size === undefined) return; sizes.delete(ptr); bindgenFree(ptr, size, 8); },
+    };
+  }
+  return { name, memory, table, malloc: fn('malloc'), free: fn('free') as ((ptr: number) => void) | null };
+}
+
+/** Another module's memory, table and allocator, as one address space. */
+export class ForeignModule {
+  readonly name: string;
+  readonly space: MemorySpace;
+  readonly table: WebAssembly.Table | null;
+
+  constructor(from: ForeignModuleOptions | ModuleExports, name?: string) {
+    const parts = isOptions(from) ? from : partsFromExports(from, name);
+    if (!(parts.memory instanceof WebAssembly.Memory)) throw new ArrowCDeviceError('foreign: memory: expected a WebAssembly.Memory', EINVAL);
+    if (parts.table != null && !(parts.table instanceof WebAssembly.Table)) throw new ArrowCDeviceError('foreign: table: expected a WebAssembly.Table', EINVAL);
+    this.name = parts.name ?? name ?? 'the foreign module';
+    this.table = parts.table ?? null;
+    const owner = this.name;
+    let functions: FunctionTable | null = null;
+    if (this.table !== null) {
+      const trampolines = new Trampolines(this.table, CALLBACK_SIGNATURES);
+      const t = this.table;
+      functions = {
+        // Only the engine knows a slot's type: a filled slot is '?' until a call checks it.
+        signatureOf: (index) => (Number.isInteger(index) && index > 0 && index < t.length && t.get(index) !== null ? '?' : null),
+        call: (index, signature, args, what) => trampolines.call(index, signature, args, what, owner),
+      };
+    }
+    let allocator: Allocator | null = null;
+    const { malloc, free } = parts;
+    if (malloc != null && free != null) {
+      allocator = {
+        alloc: (size) => {
+          const p = malloc(size);
+          if (p === 0) throw new ArrowCDeviceError(`${owner}: out of memory allocating ${size} bytes`, ENOMEM);
+          new Uint8Array(parts.memory.buffer, p, size).fill(0);
+          return p;
+        },
+        free: (ptr) => free(ptr),
+      };
+    }
+    this.space = new MemorySpace({ name: owner, memory: parts.memory, layout: wasm32, table: functions, allocator });
+  }
+}
