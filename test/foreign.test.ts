@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { releaseThrough } from '../ts/abi/address-space.js';
-import { ArrowCDeviceError, EINVAL, EIO } from '../ts/abi/errors.js';
+import { ArrowCDeviceError, EINVAL, EIO, ENOSYS } from '../ts/abi/errors.js';
 import { ArrowCDevice } from '../ts/api.js';
 import { CALLBACK_SIGNATURES, ForeignModule, partsFromExports } from '../ts/foreign/module.js';
 import { trampolineBinary } from '../ts/foreign/trampoline.js';
@@ -176,5 +176,140 @@ describe('calls through its table', () => {
   test('the trampoline module is valid wasm for every callback signature of the spec', () => {
     expect(WebAssembly.validate(trampolineBinary(CALLBACK_SIGNATURES))).toBe(true);
     expect(CALLBACK_SIGNATURES).toEqual(['vi', 'iii', 'ii', 'iiii', 'viiii', 'vij']);
+  });
+});
+
+describe('importing from it, copy mode (issue 11, item 2 in part)', () => {
+  let acd: ArrowCDevice;
+  beforeAll(async () => { acd = await ArrowCDevice.load(); });
+  const expected = (length: number, offset: number) =>
+    Array.from({ length }, (_, i) => (((i + offset) % 3 === 2) ? null : 10 + i + offset));
+
+  /** A producer instance, its module, and a fresh schema and array of (length, offset). */
+  function produce(length = 7, offset = 2) {
+    const p = instantiate();
+    const from = acd.foreign(p as unknown as Record<string, unknown>, 'producer');
+    return { p, from, schema: p.make_schema(), array: p.make_array(BigInt(length), BigInt(offset)) };
+  }
+
+  test.each(['default', 'full'] as const)('a sliced int32 column, validated at %s: values copied, its releases called once, nothing left on either side', (validate) => {
+    const { p, from, schema, array } = produce();
+    const v = acd.importVector(schema, array, { from, validate });
+    expect([...v.value]).toEqual(expected(7, 2));
+    expect(p.released_count()).toBe(2);
+    expect(from.space.structs.ptr('ArrowSchema', schema, 'release')).toBe(0);
+    expect(from.space.structs.ptr('ArrowArray', array, 'release')).toBe(0);
+    v.release();
+    p.free_struct(schema);
+    p.free_struct(array);
+    expect(p.live_blocks()).toBe(0);
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test('importRaw and importSchema take { from } too', () => {
+    const { p, from, schema, array } = produce(4, 0);
+    const s = acd.importSchema(schema, { from });
+    expect(s.field.name).toBe('x');
+    const raw = acd.importRaw(s, array, { from, validate: 'full' });
+    expect(rawValues(raw.value.array)).toEqual(expected(4, 0));
+    expect(p.released_count()).toBe(2);
+    raw.release();
+    s.release();
+    p.free_struct(schema);
+    p.free_struct(array);
+    expect(p.live_blocks()).toBe(0);
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test('a CPU ArrowDeviceArray in its memory', () => {
+    const { p, from, schema, array } = produce(5, 1);
+    const s = from.space.structs;
+    const device = from.space.allocator!.alloc(s.size('ArrowDeviceArray'));
+    from.space.bytes.copyWithin(device, array, array + s.size('ArrowArray'));
+    s.setI64('ArrowDeviceArray', device, 'device_id', -1);
+    from.space.view.setInt32(device + s.offsetOf('ArrowDeviceArray', 'device_type'), 1, true);
+    s.setPtr('ArrowArray', array, 'release', 0); // moved into the device array
+    const raw = acd.importDeviceRaw(schema, device, { from });
+    expect(rawValues(raw.value.array)).toEqual(expected(5, 1));
+    raw.release();
+    from.space.allocator!.free(device);
+    p.free_struct(schema);
+    p.free_struct(array);
+    expect(p.live_blocks()).toBe(0);
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test("two instances of one module: each import reads the memory it names", () => {
+    const a = produce(3, 0);
+    const b = instantiate();
+    const fromB = acd.foreign(b as unknown as Record<string, unknown>, 'b');
+    // b's memory at a's addresses holds no live structs.
+    expect(error(() => acd.importVector(a.schema, a.array, { from: fromB })).message).toMatch(/^b: schema/);
+    const v = acd.importVector(a.schema, a.array, { from: a.from });
+    expect([...v.value]).toEqual(expected(3, 0));
+    v.release();
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test("view mode and streams are refused for now, with nothing released", () => {
+    const { p, from, schema, array } = produce();
+    expect(error(() => acd.importVector(schema, array, { from, mode: 'view' })).message)
+      .toBe("mode: 'view' imports from another module are not available yet; use mode: 'copy'");
+    expect(error(() => acd.importArrayStream(schema, { from })).message).toBe('from: streams from another module are not available yet');
+    expect(error(() => acd.importDeviceBatch(schema, array, { from, device: 'keep' })).code).toBe(ENOSYS);
+    expect(p.released_count()).toBe(0);
+  });
+
+  describe('bad input from it: the library error naming the place, nothing released, both sides working', () => {
+    test.each([
+      ['a schema address past its memory', (x: ReturnType<typeof produce>) => ({ schema: x.from.space.bytes.length + 64 }),
+        /^producer: schema: address \d+ \(\+48 bytes\) is outside the memory of \d+ bytes$/],
+      ['a released schema', (x: ReturnType<typeof produce>) => { x.from.space.structs.setPtr('ArrowSchema', x.schema, 'release', 0); return {}; },
+        /^producer: schema: expected a live schema, found a released one$/],
+      ['a released array', (x: ReturnType<typeof produce>) => { x.from.space.structs.setPtr('ArrowArray', x.array, 'release', 0); return {}; },
+        /^producer: array: expected a live array, found a released one$/],
+      ['a length past its memory', (x: ReturnType<typeof produce>) => { x.from.space.structs.setI64('ArrowArray', x.array, 'length', 1e12); return {}; },
+        /^producer: array\.buffers\[0\]: address \d+ \(\+\d+ bytes\) is outside the memory of \d+ bytes$/],
+      ['a wild buffers pointer', (x: ReturnType<typeof produce>) => { x.from.space.structs.setPtr('ArrowArray', x.array, 'buffers', 0xfffffff0); return {}; },
+        /^producer: array\.buffers: address 4294967280 \(\+4 bytes\) is outside the memory of \d+ bytes$/],
+      ['a schema that is its own child', (x: ReturnType<typeof produce>) => {
+        const children = x.from.space.allocator!.alloc(4);
+        x.from.space.view.setUint32(children, x.schema, true);
+        x.from.space.structs.setI64('ArrowSchema', x.schema, 'n_children', 1);
+        x.from.space.structs.setPtr('ArrowSchema', x.schema, 'children', children);
+        return {};
+      }, /^producer: schema\.children\[0\]: the node at \d+ is reached twice \(the tree is a DAG or has a cycle\)$/],
+      ['a format the spec does not have', (x: ReturnType<typeof produce>) => {
+        const zz = x.from.space.allocator!.alloc(4);
+        x.from.space.bytes.set([0x7a, 0x7a, 0], zz);
+        x.from.space.structs.setPtr('ArrowSchema', x.schema, 'format', zz);
+        return {};
+      }, /^producer: .*'zz'/],
+    ])('%s', (_name, corrupt, message) => {
+      const x = produce();
+      const { schema = x.schema } = corrupt(x);
+      const err = error(() => acd.importVector(schema, x.array, { from: x.from, validate: 'full' }));
+      expect(err.code).toBe(EINVAL);
+      expect(err.message).toMatch(message);
+      expect(x.p.released_count()).toBe(0);
+      expect(acd.bytesAllocated()).toBe(0);
+      // Both sides work on: a fresh pair imports.
+      const y = { schema: x.p.make_schema(), array: x.p.make_array(3n, 0n) };
+      const v = acd.importVector(y.schema, y.array, { from: x.from });
+      expect([...v.value]).toEqual(expected(3, 0));
+      v.release();
+      expect(acd.bytesAllocated()).toBe(0);
+    });
+
+    test('a release of the wrong kind: the copy is dropped, the struct marked released, the error says so', () => {
+      const { p, from, schema, array } = produce();
+      from.space.structs.setPtr('ArrowSchema', schema, 'release', p.add_ptr());
+      const err = error(() => acd.importVector(schema, array, { from }));
+      expect(err.code).toBe(EINVAL);
+      expect(err.message).toBe('producer: schema.release: not a function that can be called as void(struct*); the struct was marked released');
+      expect(from.space.structs.ptr('ArrowSchema', schema, 'release')).toBe(0);
+      expect(p.released_count()).toBe(1); // the array's, before the schema's was tried
+      expect(acd.bytesAllocated()).toBe(0);
+    });
   });
 });

@@ -19,7 +19,8 @@ import type { DeviceResident } from './device/resident.js';
 import { exportRaw } from './exchange/export.js';
 import type { ExportedArray, ExportedSchema, Imported, ImportedSchema } from './exchange/handles.js';
 import { importRaw, importSchema } from './exchange/import.js';
-import type { ImportOptions, RawImport } from './exchange/options.js';
+import type { ForeignSource, ImportOptions, RawImport } from './exchange/options.js';
+import { ForeignModule, type ForeignModuleOptions, type ModuleExports } from './foreign/module.js';
 import type { RawArray } from './model/raw.js';
 import type { Field, Schema } from './model/types.js';
 import { AsyncStreamConsumer, produceAsync, type AsyncBatchSource, type AsyncConsumerOptions, type ProduceAsyncOptions, type ProducerStats } from './stream/async.js';
@@ -50,6 +51,15 @@ export class ArrowCDevice {
   /** Live bytes allocated by the core. */
   bytesAllocated(): number {
     return this.core.bytesAllocated();
+  }
+
+  /**
+   * Another wasm module, to import from: { memory, table, malloc, free }, or
+   * its instance.exports (Emscripten's and wasm-bindgen's names are found).
+   * Pass it as { from } to an import.
+   */
+  foreign(module: ForeignModuleOptions | ModuleExports, name?: string): ForeignModule {
+    return new ForeignModule(module, name);
   }
 
   // ---- export (ts/arrow-js/export.ts, ts/exchange/export.ts, ts/device/exchange.ts)
@@ -101,8 +111,8 @@ export class ArrowCDevice {
    * this library's memory (the source is marked released) and reads it. On
    * failure nothing is moved or released: the caller still owns the struct.
    */
-  importSchema(ptr: number): ImportedSchema {
-    return importSchema(this.core, ptr);
+  importSchema(ptr: number, options: { from?: ForeignSource } = {}): ImportedSchema {
+    return importSchema(this.core, ptr, options.from);
   }
 
   /**

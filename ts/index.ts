@@ -22,6 +22,8 @@ export { ImageSpace, MemorySpace, releaseThrough } from './abi/address-space.js'
 export type { AddressSpace, Allocator, FunctionTable, MemorySpaceOptions, ReleasableStruct } from './abi/address-space.js';
 export { readField } from './model/schema.js';
 export { readRaw } from './model/raw.js';
+export { ForeignModule, partsFromExports, type ForeignModuleOptions, type ModuleExports } from './foreign/module.js';
+export type { ForeignSource } from './exchange/options.js';
 export { ArrowCDeviceError, EBUSY, EINVAL, EIO, ENODEV, ENOMEM, ENOSYS, EOVERFLOW, ERANGE, errnoName } from './abi/errors.js';
 export * as types from './model/types.js';
 export type { DataType, Field, Metadata, Schema, TimeUnit } from './model/types.js';

@@ -5,7 +5,7 @@
 
 import type * as arrow from 'apache-arrow';
 import type { Core } from '../abi/core.js';
-import { ArrowCDeviceError, EINVAL, ENODEV } from '../abi/errors.js';
+import { ArrowCDeviceError, EINVAL, ENODEV, ENOSYS } from '../abi/errors.js';
 import { batchField, exportData } from '../arrow-js/export.js';
 import { batchReader } from '../arrow-js/import.js';
 import { exportWith } from '../exchange/export.js';
@@ -91,6 +91,7 @@ export function importDeviceBatch(core: Core, schema: number | ImportedSchema, d
   if (policy !== 'copy' && policy !== 'keep' && policy !== 'reject') {
     throw new ArrowCDeviceError(`device: expected 'copy', 'keep' or 'reject', found '${String(policy)}'`, EINVAL);
   }
+  if (options.from !== undefined) return importForeignDevice(core, schema, deviceArray, options, batchReader(core, options));
   core.structs.checkRange(deviceArray, core.structs.size('ArrowDeviceArray'), 'ArrowDeviceArray');
   if (policy === 'keep') return keepOnDevice(core, schema, deviceArray);
   const type = core.structs.i32('ArrowDeviceArray', deviceArray, 'device_type');
@@ -106,11 +107,19 @@ export function importDeviceRaw(core: Core, schema: number | ImportedSchema, dev
   if (policy !== 'copy' && policy !== 'reject') {
     throw new ArrowCDeviceError(`device: expected 'copy' or 'reject' for a raw import, found '${String(policy)}'`, EINVAL);
   }
+  if (options.from !== undefined) return importForeignDevice(core, schema, deviceArray, options, rawReader(core));
   core.structs.checkRange(deviceArray, core.structs.size('ArrowDeviceArray'), 'ArrowDeviceArray');
   const type = core.structs.i32('ArrowDeviceArray', deviceArray, 'device_type');
   if (type === constants.ARROW_DEVICE_CPU) return importArray(core, schema, deviceArray, 'ArrowDeviceArray', options, rawReader(core));
   if (policy === 'reject') throw notOnCpu(core, deviceArray);
   return copyToHost(core, schema, deviceArray, options, rawReader(core));
+}
+
+/** A device array in another module's memory: CPU arrays only, copied ('keep' cannot hold one there). */
+function importForeignDevice<T>(core: Core, schema: number | ImportedSchema, deviceArray: number, options: DeviceImportOptions,
+  read: Reader<T>): Imported<T> {
+  if (options.device === 'keep') throw new ArrowCDeviceError(`device: 'keep' cannot keep an array that is in another module's memory; use 'copy'`, ENOSYS);
+  return importArray(core, schema, deviceArray, 'ArrowDeviceArray', options, read);
 }
 
 function notOnCpu(core: Core, deviceArray: number): ArrowCDeviceError {

@@ -9,8 +9,9 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
 import { constants } from '../abi/generated/layout.js';
 import { readRaw, type ImportMode } from '../model/raw.js';
+import { checkForeignOptions, copyArrayFrom, copySchemaFrom, releaseForeign } from './from.js';
 import { Imported, ImportedSchema } from './handles.js';
-import { LEVELS, levelOf, modeOf, type ImportOptions, type RawImport } from './options.js';
+import { LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions, type RawImport } from './options.js';
 
 /** Reads an imported (validated, moved) ArrowArray at ptr into T. */
 export type Reader<T> = (schema: ImportedSchema, ptr: number, mode: ImportMode) => T;
@@ -23,7 +24,17 @@ export const rawReader = (core: Core): Reader<RawImport> => (s, ptr, mode) => ({
  * this library's memory (the source is marked released) and reads it. On
  * failure nothing is moved or released: the caller still owns the struct.
  */
-export function importSchema(core: Core, ptr: number): ImportedSchema {
+export function importSchema(core: Core, ptr: number, from?: ForeignSource): ImportedSchema {
+  if (from !== undefined) {
+    const schema = copySchemaFrom(core, from, ptr);
+    try {
+      releaseForeign(from, 'ArrowSchema', ptr);
+    } catch (e) {
+      schema.release();
+      throw e;
+    }
+    return schema;
+  }
   core.structs.checkRange(ptr, core.structs.size('ArrowSchema'), 'schema');
   core.schemaValidate(ptr);
   const own = core.alloc(core.structs.size('ArrowSchema'));
@@ -44,6 +55,7 @@ export function importSchema(core: Core, ptr: number): ImportedSchema {
  */
 export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, ptr: number, struct: 'ArrowArray' | 'ArrowDeviceArray',
   options: ImportOptions, read: Reader<T>): Imported<T> {
+  if (options.from !== undefined) return importArrayFrom(core, options.from, schemaArg, ptr, struct, options, read);
   const mode = modeOf(options);
   const level = levelOf(options);
   core.structs.checkRange(ptr, core.structs.size(struct), struct);
@@ -84,6 +96,45 @@ export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, p
       throw e;
     }
   });
+}
+
+/**
+ * importArray from another module's memory (copy mode): the schema (unless
+ * an ImportedSchema is given) and the array are copied into the core, the
+ * copy is imported as usual, then the producer's structs are released
+ * through its table. On failure the producer's structs are untouched.
+ */
+function importArrayFrom<T>(core: Core, from: ForeignSource, schemaArg: number | ImportedSchema, ptr: number,
+  struct: 'ArrowArray' | 'ArrowDeviceArray', options: ImportOptions, read: Reader<T>): Imported<T> {
+  checkForeignOptions(options);
+  modeOf(options);
+  levelOf(options);
+  const ownsSchema = typeof schemaArg === 'number';
+  const schema = ownsSchema ? copySchemaFrom(core, from, schemaArg) : schemaArg;
+  try {
+    if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
+    const own = copyArrayFrom(core, from, schema, ptr, struct);
+    let result: Imported<T>;
+    try {
+      result = importArray(core, schema, own, 'ArrowArray', { ...options, from: undefined }, read);
+    } catch (e) {
+      core.space.release('ArrowArray', own);
+      throw e;
+    } finally {
+      core.free(own);
+    }
+    try {
+      releaseForeign(from, struct, ptr);
+      if (ownsSchema) releaseForeign(from, 'ArrowSchema', schemaArg);
+    } catch (e) {
+      result.release();
+      throw e;
+    }
+    return result;
+  } finally {
+    // The copy of the schema was read into the result; the core's copy can go.
+    if (ownsSchema) schema.release();
+  }
 }
 
 /**

@@ -2,6 +2,7 @@
 // checks first, which conversions apache-arrow needs. Shared by every import
 // path (raw, apache-arrow, devices, streams).
 
+import type { MemorySpace } from '../abi/address-space.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import type { ImportMode, RawArray } from '../model/raw.js';
 import type { Conversion, Field } from '../model/types.js';
@@ -11,7 +12,18 @@ export type ValidationLevel = 'none' | 'minimal' | 'default' | 'full';
 /** The C validator's levels (enum AcdValidationLevel in csrc/validate/validate.h). */
 export const LEVELS: Readonly<Record<ValidationLevel, number>> = { none: 0, minimal: 1, default: 2, full: 3 };
 
+/** Another module's memory as an address space (a ForeignModule, from acd.foreign(), is one). */
+export interface ForeignSource {
+  readonly name: string;
+  readonly space: MemorySpace;
+}
+
 export interface ImportOptions {
+  /**
+   * The module whose memory the struct addresses belong to (acd.foreign());
+   * default: the core's own memory. Copy mode only, for now.
+   */
+  from?: ForeignSource;
   /** 'copy' (default): owned copies, the C array is released at once; 'view': zero-copy until release(). */
   mode?: ImportMode;
   /** How much the C validator checks before anything is read (default 'default'). */

@@ -174,3 +174,30 @@ export function decodeMetadataAt(space: Pick<AddressSpace, 'bytes'>, address: nu
     throw e;
   }
 }
+
+/**
+ * The encoded metadata at `address` of an address space, copied byte for
+ * byte (keys and values as they are, UTF-8 or not), after checking that its
+ * pair count and every length stay within the space.
+ */
+export function metadataBytesAt(space: Pick<AddressSpace, 'bytes'>, address: number, what: string): Uint8Array {
+  const memory = space.bytes;
+  const limit = memory.byteLength;
+  const view = new DataView(memory.buffer, memory.byteOffset, memory.byteLength);
+  let at = address;
+  const int32 = (name: string): number => {
+    if (!Number.isSafeInteger(at) || at <= 0 || at + 4 > limit) {
+      throw new ArrowCDeviceError(`${what}: ${name} at ${at} (+4 bytes) is outside the memory of ${limit} bytes`, EINVAL);
+    }
+    const v = view.getInt32(at, true);
+    if (v < 0) throw new ArrowCDeviceError(`${what}: ${name} is ${v}, expected a non-negative length`, EINVAL);
+    at += 4;
+    return v;
+  };
+  const count = int32('the pair count');
+  for (let i = 0; i < count * 2; i++) {
+    at += int32(`${i % 2 === 0 ? 'key' : 'value'} ${i >> 1}'s length`);
+    if (at > limit) throw new ArrowCDeviceError(`${what}: ${i % 2 === 0 ? 'key' : 'value'} ${i >> 1} runs past the memory of ${limit} bytes`, EINVAL);
+  }
+  return memory.slice(address, at);
+}

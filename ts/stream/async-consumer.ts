@@ -9,7 +9,7 @@ import type { ImportedSchema, Imported } from '../exchange/handles.js';
 import { importSchema } from '../exchange/import.js';
 import { toArrowSchema } from '../arrow-js/arrow-types.js';
 import type { Core, CoreRef } from '../abi/core.js';
-import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
+import { ArrowCDeviceError, EINVAL, EIO, ENOSYS } from '../abi/errors.js';
 import { decodeMetadataAt } from '../model/metadata.js';
 import { callForeign, extractTask } from './async-extract.js';
 import { disposeHandler, makeHandler } from './async-structs.js';
@@ -75,6 +75,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   private taken = 0;
 
   constructor(private readonly acd: CoreRef, options: AsyncConsumerOptions = {}) {
+    if (options.from !== undefined) throw new ArrowCDeviceError('from: async streams from another module are not available yet', ENOSYS);
     this.core = acd.core;
     const { window: _window, ...importOptions } = options;
     this.importOptions = importOptions;

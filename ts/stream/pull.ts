@@ -14,7 +14,7 @@ import { importBatch } from '../arrow-js/import.js';
 import { importDeviceBatch } from '../device/exchange.js';
 import { toArrowSchema } from '../arrow-js/arrow-types.js';
 import type { Core, CoreRef } from '../abi/core.js';
-import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
+import { ArrowCDeviceError, EINVAL, EIO, ENOSYS } from '../abi/errors.js';
 import { writeSchema } from '../model/schema.js';
 import { constants } from '../abi/generated/layout.js';
 import { Handle } from '../abi/handles.js';
@@ -331,6 +331,7 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
 }
 
 function importStream(acd: CoreRef, kind: StreamKind, ptr: number, options: StreamImportOptions): StreamReader {
+  if (options.from !== undefined) throw new ArrowCDeviceError('from: streams from another module are not available yet', ENOSYS);
   const core = acd.core;
   const s = core.stream;
   const struct = STREAM_STRUCT[kind];
