@@ -34,6 +34,11 @@ export { ExportedArray, ExportedSchema, Imported, ImportedSchema } from './excha
 export type { ImportOptions, RawImport, ValidationLevel } from './exchange/options.js';
 export type { DeviceExportOptions, DeviceImportOptions, DevicePolicy } from './device/exchange.js';
 
+/** Where an export goes: the core's memory (default), or `into` another module's (acd.foreign()). */
+export interface ExportOptions {
+  into?: ForeignModule;
+}
+
 /** The C Data and C Device Data interfaces over one instance of the wasm core. */
 export class ArrowCDevice {
   private constructor(readonly core: Core) {}
@@ -65,23 +70,23 @@ export class ArrowCDevice {
   // ---- export (ts/arrow-js/export.ts, ts/exchange/export.ts, ts/device/exchange.ts)
 
   /** Exports a schema, field or type (apache-arrow or the model) as an ArrowSchema. */
-  exportSchema(x: arrow.Schema | arrow.Field | Schema | Field): ExportedSchema {
-    return exportSchema(this.core, x);
+  exportSchema(x: arrow.Schema | arrow.Field | Schema | Field, options: ExportOptions = {}): ExportedSchema {
+    return exportSchema(this.core, x, options.into);
   }
 
   /** Exports a record batch as a struct ArrowArray with its ArrowSchema. */
-  exportBatch(batch: arrow.RecordBatch): ExportedArray {
-    return exportBatch(this.core, batch);
+  exportBatch(batch: arrow.RecordBatch, options: ExportOptions = {}): ExportedArray {
+    return exportBatch(this.core, batch, options.into);
   }
 
   /** Exports a single-chunk vector (or Data) as an ArrowArray with its ArrowSchema. */
-  exportVector(vector: arrow.Vector | arrow.Data, name = ''): ExportedArray {
-    return exportVector(this.core, vector, name);
+  exportVector(vector: arrow.Vector | arrow.Data, name = '', options: ExportOptions = {}): ExportedArray {
+    return exportVector(this.core, vector, name, options.into);
   }
 
   /** Exports every batch of a table (one ExportedArray each). */
-  exportTable(table: arrow.Table): ExportedArray[] {
-    return exportTable(this.core, table);
+  exportTable(table: arrow.Table, options: ExportOptions = {}): ExportedArray[] {
+    return exportTable(this.core, table, options.into);
   }
 
   /**
@@ -95,8 +100,8 @@ export class ArrowCDevice {
   }
 
   /** Exports a raw array (any type of the spec, as its C buffers) and its field as an ArrowSchema and ArrowArray. */
-  exportRaw(field: Field, raw: RawArray): ExportedArray {
-    return exportRaw(this.core, field, raw);
+  exportRaw(field: Field, raw: RawArray, options: ExportOptions = {}): ExportedArray {
+    return exportRaw(this.core, field, raw, options.into);
   }
 
   /** Like exportRaw, as an ArrowDeviceArray on options.device (the CPU by default). */

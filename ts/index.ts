@@ -2,7 +2,7 @@
 // Interface for every JavaScript runtime.
 
 export { ArrowCDevice, ExportedArray, ExportedSchema, Imported, ImportedSchema } from './api.js';
-export type { DeviceExportOptions, DeviceImportOptions, DevicePolicy, ImportOptions, RawImport, ValidationLevel } from './api.js';
+export type { DeviceExportOptions, DeviceImportOptions, DevicePolicy, ExportOptions, ImportOptions, RawImport, ValidationLevel } from './api.js';
 export { toArrowTable, type Conversion } from './arrow-js/arrow-data.js';
 export type { RawArray } from './model/raw.js';
 export { compareRaw, rawValues } from './model/raw-values.js';

@@ -76,3 +76,74 @@ EXPORT(make_array) struct ArrowArray* make_array(int64_t length, int64_t offset)
 }
 
 EXPORT(free_struct) void free_struct(void* p) { counted_free(p); }
+
+// ---- consuming what arrow-c-device exported into this module ------------------
+
+static int is_valid(const struct ArrowArray* a, int64_t i) {
+  const uint8_t* v = (const uint8_t*)a->buffers[0];
+  int64_t j = a->offset + i;
+  return v == NULL || (v[j / 8] >> (j % 8)) & 1;
+}
+
+static int64_t sum_node(const struct ArrowArray* a) {
+  const int32_t* values = (const int32_t*)a->buffers[1];
+  int64_t sum = 0;
+  for (int64_t i = 0; i < a->length; i++) if (is_valid(a, i)) sum += values[a->offset + i];
+  return sum;
+}
+
+// The sum of an int32 column's non-null values (offset and validity
+// respected); then both structs are released, as any C consumer does.
+// -1 when the schema is not int32.
+EXPORT(sum_int32) int64_t sum_int32(struct ArrowSchema* schema, struct ArrowArray* array) {
+  int64_t sum = strcmp(schema->format, "i") == 0 && array->n_buffers == 2 ? sum_node(array) : -1;
+  array->release(array);
+  schema->release(schema);
+  return sum;
+}
+
+// The sum of int32 column `column` of a record batch (a struct array);
+// the child is moved out first and released after its parent, as the spec
+// allows a consumer to. -1 when that column is not int32.
+EXPORT(sum_batch_column) int64_t sum_batch_column(struct ArrowSchema* schema, struct ArrowArray* array, int64_t column) {
+  int64_t sum = -1;
+  if (strcmp(schema->format, "+s") == 0 && column < array->n_children &&
+      strcmp(schema->children[column]->format, "i") == 0) {
+    struct ArrowArray child = *array->children[column];
+    array->children[column]->release = NULL;  // moved
+    array->release(array);
+    sum = sum_node(&child);
+    child.release(&child);
+  } else {
+    array->release(array);
+  }
+  schema->release(schema);
+  return sum;
+}
+
+// FNV-1a over a utf8 column's strings (a null hashes as one 0xff byte), then released.
+EXPORT(hash_utf8) uint32_t hash_utf8(struct ArrowSchema* schema, struct ArrowArray* array) {
+  uint32_t h = 2166136261u;
+  if (strcmp(schema->format, "u") == 0) {
+    const int32_t* offsets = (const int32_t*)array->buffers[1];
+    const uint8_t* data = (const uint8_t*)array->buffers[2];
+    for (int64_t i = 0; i < array->length; i++) {
+      if (!is_valid(array, i)) { h = (h ^ 0xffu) * 16777619u; continue; }
+      for (int32_t k = offsets[array->offset + i]; k < offsets[array->offset + i + 1]; k++) h = (h ^ data[k]) * 16777619u;
+    }
+  }
+  array->release(array);
+  schema->release(schema);
+  return h;
+}
+
+// The sum of a CPU device array's int32 values (of its first column, for a
+// record batch), then released.
+EXPORT(sum_device_int32) int64_t sum_device_int32(struct ArrowSchema* schema, struct ArrowDeviceArray* device) {
+  const struct ArrowArray* a = &device->array;
+  if (strcmp(schema->format, "+s") == 0 && a->n_children > 0) a = a->children[0];
+  int64_t sum = device->device_type == ARROW_DEVICE_CPU ? sum_node(a) : -1;
+  device->array.release(&device->array);
+  schema->release(schema);
+  return sum;
+}

@@ -6,7 +6,8 @@
 import * as arrow from 'apache-arrow';
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
-import { exportField, exportWith } from '../exchange/export.js';
+import { exportField, exportFieldInto, exportInto, exportWith } from '../exchange/export.js';
+import type { ForeignModule } from '../foreign/module.js';
 import type { ExportedArray, ExportedSchema } from '../exchange/handles.js';
 import { writeRaw } from '../model/raw.js';
 import { recordBatchField, type DataType, type Field, type Schema } from '../model/types.js';
@@ -22,9 +23,9 @@ export function writeArray(core: Core, ptr: number, data: arrow.Data, type: Data
   writeRaw(core, ptr, fromArrowData(data, type));
 }
 
-/** Exports a schema, field or type (apache-arrow or the model) as an ArrowSchema. */
-export function exportSchema(core: Core, x: arrow.Schema | arrow.Field | Schema | Field): ExportedSchema {
-  return exportField(core, toModelField(x));
+/** Exports a schema, field or type (apache-arrow or the model) as an ArrowSchema (`into` another module's memory). */
+export function exportSchema(core: Core, x: arrow.Schema | arrow.Field | Schema | Field, into?: ForeignModule): ExportedSchema {
+  return into !== undefined ? exportFieldInto(into, toModelField(x)) : exportField(core, toModelField(x));
 }
 
 /** The struct field of a record batch (its columns as children). */
@@ -41,23 +42,26 @@ export function exportData(core: Core, data: arrow.Data, field: Field, struct: '
   return exportWith(core, field, struct, (ptr) => writeArray(core, ptr, data, field.type), onto);
 }
 
-/** Exports a record batch as a struct ArrowArray with its ArrowSchema. */
-export function exportBatch(core: Core, batch: arrow.RecordBatch): ExportedArray {
-  return exportData(core, batch.data, batchField(batch), 'ArrowArray');
+/** Exports a record batch as a struct ArrowArray with its ArrowSchema (`into` another module's memory). */
+export function exportBatch(core: Core, batch: arrow.RecordBatch, into?: ForeignModule): ExportedArray {
+  const field = batchField(batch);
+  if (into !== undefined) return exportInto(into, field, fromArrowData(batch.data, field.type), 'ArrowArray');
+  return exportData(core, batch.data, field, 'ArrowArray');
 }
 
 /** Exports a single-chunk vector (or Data) as an ArrowArray with its ArrowSchema. */
-export function exportVector(core: Core, vector: arrow.Vector | arrow.Data, name = ''): ExportedArray {
+export function exportVector(core: Core, vector: arrow.Vector | arrow.Data, name = '', into?: ForeignModule): ExportedArray {
   const data = vector instanceof arrow.Data ? vector : onlyChunk(vector);
   const field: Field = { ...fromArrowField(new arrow.Field(name, data.type, true)), name };
+  if (into !== undefined) return exportInto(into, field, fromArrowData(data, field.type), 'ArrowArray');
   return exportData(core, data, field, 'ArrowArray');
 }
 
 /** Exports every batch of a table (one ExportedArray each); on failure none stays. */
-export function exportTable(core: Core, table: arrow.Table): ExportedArray[] {
+export function exportTable(core: Core, table: arrow.Table, into?: ForeignModule): ExportedArray[] {
   const out: ExportedArray[] = [];
   try {
-    for (const batch of table.batches) out.push(exportBatch(core, batch));
+    for (const batch of table.batches) out.push(exportBatch(core, batch, into));
   } catch (e) {
     out.forEach((h) => h.release());
     throw e;

@@ -8,7 +8,9 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, ENODEV, ENOSYS } from '../abi/errors.js';
 import { batchField, exportData } from '../arrow-js/export.js';
 import { batchReader } from '../arrow-js/import.js';
-import { exportWith } from '../exchange/export.js';
+import { exportInto, exportWith } from '../exchange/export.js';
+import type { ForeignModule } from '../foreign/module.js';
+import { fromArrowData } from '../arrow-js/arrow-data.js';
 import type { ExportedArray, Imported, ImportedSchema } from '../exchange/handles.js';
 import { importArray, rawReader, withSchema, type Reader } from '../exchange/import.js';
 import type { ImportOptions, RawImport } from '../exchange/options.js';
@@ -35,6 +37,8 @@ export interface DeviceImportOptions extends ImportOptions {
 export interface DeviceExportOptions {
   /** The device to put the data on: 'cpu' (default), 'cuda:1', 'webgpu', { type: 'rocm', id: 2 }, ... */
   device?: DeviceSpec | Device;
+  /** Another module (acd.foreign()) to export into, in its memory (CPU arrays only). */
+  into?: ForeignModule;
 }
 
 /**
@@ -45,13 +49,26 @@ export interface DeviceExportOptions {
  */
 export function exportDeviceBatch(core: Core, batch: arrow.RecordBatch, options: DeviceExportOptions = {}): ExportedArray {
   const device = parseDevice(options.device ?? 'cpu');
+  if (options.into !== undefined) {
+    const field = batchField(batch);
+    return exportInto(cpuOnly(options.into, device), field, fromArrowData(batch.data, field.type), 'ArrowDeviceArray');
+  }
   return exportData(core, batch.data, batchField(batch), 'ArrowDeviceArray', ontoDevice(core, device));
 }
 
 /** Like exportRaw, as an ArrowDeviceArray on options.device (the CPU by default). */
 export function exportDeviceRaw(core: Core, field: Field, raw: RawArray, options: DeviceExportOptions = {}): ExportedArray {
   const device = parseDevice(options.device ?? 'cpu');
+  if (options.into !== undefined) return exportInto(cpuOnly(options.into, device), field, raw, 'ArrowDeviceArray');
   return exportWith(core, field, 'ArrowDeviceArray', (ptr) => writeRaw(core, ptr, raw), ontoDevice(core, device));
+}
+
+/** Another module's memory holds CPU arrays only (the simulated devices are the core's). */
+function cpuOnly(into: ForeignModule, device: Device): ForeignModule {
+  if (device.type !== constants.ARROW_DEVICE_CPU) {
+    throw new ArrowCDeviceError(`device: ${device.name}: an export into ${into.name} is a CPU array in its memory; the simulated devices are the core's`, ENOSYS);
+  }
+  return into;
 }
 
 /** The export hook that moves a CPU device array onto device (none for the CPU). */

@@ -3,32 +3,47 @@
 // (ImportedSchema, Imported). Each owns its memory in the core until
 // release() (or the finalizer backstop of ts/abi/handles.ts).
 
+import type { AddressSpace } from '../abi/address-space.js';
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { Handle } from '../abi/handles.js';
 import { readField } from '../model/schema.js';
 import type { Field, Schema } from '../model/types.js';
 
-/** An ArrowSchema this library produced, in wasm memory at `ptr`. */
+/** Where an export's structs live: the core, or another module (acd.foreign()); both have an address space with an allocator. */
+export interface ExportOwner {
+  readonly space: AddressSpace;
+}
+
+/** An ArrowSchema this library produced at `ptr`, in the core's memory or in another module's (`space`). */
 export class ExportedSchema extends Handle {
-  constructor(core: Core, readonly ptr: number) {
-    super(() => { core.space.release('ArrowSchema', ptr); core.free(ptr); });
+  readonly space: AddressSpace;
+
+  constructor(owner: ExportOwner, readonly ptr: number) {
+    const space = owner.space;
+    super(() => { space.release('ArrowSchema', ptr); space.allocator!.free(ptr); });
+    this.space = space;
   }
 }
 
 /**
  * An ArrowSchema and an ArrowArray (or ArrowDeviceArray) this library produced,
- * in wasm memory. A consumer may move either struct out; release() calls the
- * release callback of whatever is still there and frees both base structs.
+ * in the core's memory or in another module's (`space`). A consumer may move
+ * either struct out; release() calls the release callback of whatever is
+ * still there and frees both base structs.
  */
 export class ExportedArray extends Handle {
-  constructor(core: Core, readonly schema: number, readonly array: number) {
+  readonly space: AddressSpace;
+
+  constructor(owner: ExportOwner, readonly schema: number, readonly array: number) {
+    const space = owner.space;
     super(() => {
-      core.space.release('ArrowSchema', schema);
-      core.space.release('ArrowArray', array);
-      core.free(schema);
-      core.free(array);
+      space.release('ArrowSchema', schema);
+      space.release('ArrowArray', array);
+      space.allocator!.free(schema);
+      space.allocator!.free(array);
     });
+    this.space = space;
   }
 }
 

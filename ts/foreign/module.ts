@@ -6,6 +6,7 @@
 import { MemorySpace, type Allocator, type FunctionTable } from '../abi/address-space.js';
 import { ArrowCDeviceError, EINVAL, ENOMEM } from '../abi/errors.js';
 import { wasm32 } from '../abi/generated/layout.js';
+import { installCallback, type InstalledCallback } from './callbacks.js';
 import { Trampolines, type Signature } from './trampoline.js';
 
 /** The callback signatures of the spec's structs on wasm32 (pointers i32, int64 as i64). */
@@ -72,6 +73,10 @@ export class ForeignModule {
   readonly name: string;
   readonly space: MemorySpace;
   readonly table: WebAssembly.Table | null;
+  /** What this library allocated in the module and has not freed: address → size. */
+  readonly #live = new Map<number, number>();
+  /** Table slots this library filled and emptied again, for reuse. */
+  readonly #freeSlots: number[] = [];
 
   constructor(from: ForeignModuleOptions | ModuleExports, name?: string) {
     const parts = isOptions(from) ? from : partsFromExports(from, name);
@@ -93,16 +98,34 @@ export class ForeignModule {
     let allocator: Allocator | null = null;
     const { malloc, free } = parts;
     if (malloc != null && free != null) {
+      const live = this.#live;
       allocator = {
         alloc: (size) => {
           const p = malloc(size);
           if (p === 0) throw new ArrowCDeviceError(`${owner}: out of memory allocating ${size} bytes`, ENOMEM);
           new Uint8Array(parts.memory.buffer, p, size).fill(0);
+          live.set(p, size);
           return p;
         },
-        free: (ptr) => free(ptr),
+        free: (ptr) => {
+          live.delete(ptr);
+          free(ptr);
+        },
       };
     }
     this.space = new MemorySpace({ name: owner, memory: parts.memory, layout: wasm32, table: functions, allocator });
+  }
+
+  /** Bytes this library allocated in the module (exports into it) and has not freed yet. */
+  bytesAllocated(): number {
+    let sum = 0;
+    for (const size of this.#live.values()) sum += size;
+    return sum;
+  }
+
+  /** Puts a JS function into the module's table as a wasm function of `signature`. */
+  install(fn: (...args: never[]) => unknown, signature: Signature): InstalledCallback {
+    if (this.table === null) throw new ArrowCDeviceError(`${this.name}: no function table was given, so no callback can be installed in it`, EINVAL);
+    return installCallback(this.table, this.#freeSlots, fn, signature, this.name);
   }
 }

@@ -45,14 +45,23 @@ const section = (id: number, body: number[]): number[] => [id, ...uleb(body.leng
  * The binary of a module that imports env.table (funcref) and exports, for
  * each signature s, a function s(fn, ...args) that calls table[fn] as s.
  */
+/** The function type of a signature, with `extra` i32 parameters first. */
+function funcType(s: Signature, extra = 0): number[] {
+  const result = s[0] === 'v' ? [] : valueTypes(s[0], s);
+  const params = [...new Array<number>(extra).fill(0x7f), ...valueTypes(s.slice(1), s)];
+  return [0x60, ...vec(params.map((p) => [p])), ...vec(result.map((r) => [r]))];
+}
+
+/** The encoders, for the other run-time modules (ts/foreign/callbacks.ts). */
+export const trampolineBinaryParts = { type: funcType, uleb, name, section, vec };
+
 export function trampolineBinary(signatures: readonly Signature[]): Uint8Array<ArrayBuffer> {
   const types: number[][] = [];
   const code: number[][] = [];
   signatures.forEach((s, k) => {
-    const result = s[0] === 'v' ? [] : valueTypes(s[0], s);
     const params = valueTypes(s.slice(1), s);
-    types.push([0x60, ...vec(params.map((p) => [p])), ...vec(result.map((r) => [r]))]);                 // target: 2k
-    types.push([0x60, ...vec([[0x7f], ...params.map((p) => [p])]), ...vec(result.map((r) => [r]))]);    // trampoline: 2k + 1
+    types.push(funcType(s));     // target: 2k
+    types.push(funcType(s, 1));  // trampoline: 2k + 1 (fn first)
     const body = [0x00];                                            // no locals
     for (let i = 0; i < params.length; i++) body.push(0x20, ...uleb(i + 1)); // local.get each argument
     body.push(0x20, 0x00);                                          // local.get fn

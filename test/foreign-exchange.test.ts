@@ -1,0 +1,271 @@
+// Issue 11, items 2 and 3 (in part): importing from another wasm module
+// (copy mode, { from }) and exporting into it ({ into }), against
+// test/foreign/producer.c built by emcc as a module of its own: its C code
+// produces structs with its allocator and release callbacks, and consumes
+// ours, calling our callbacks through its own table.
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import * as arrow from 'apache-arrow';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EINVAL, ENOSYS } from '../ts/abi/errors.js';
+import { ArrowCDevice } from '../ts/api.js';
+import { rawValues } from '../ts/model/raw-values.js';
+import { error, instantiate, producerWasm } from './foreign/module.js';
+
+beforeAll(() => { producerWasm(); }, 120_000);
+
+describe('importing from it, copy mode (issue 11, item 2 in part)', () => {
+  let acd: ArrowCDevice;
+  beforeAll(async () => { acd = await ArrowCDevice.load(); });
+  const expected = (length: number, offset: number) =>
+    Array.from({ length }, (_, i) => (((i + offset) % 3 === 2) ? null : 10 + i + offset));
+
+  /** A producer instance, its module, and a fresh schema and array of (length, offset). */
+  function produce(length = 7, offset = 2) {
+    const p = instantiate();
+    const from = acd.foreign(p as unknown as Record<string, unknown>, 'producer');
+    return { p, from, schema: p.make_schema(), array: p.make_array(BigInt(length), BigInt(offset)) };
+  }
+
+  test.each(['default', 'full'] as const)('a sliced int32 column, validated at %s: values copied, its releases called once, nothing left on either side', (validate) => {
+    const { p, from, schema, array } = produce();
+    const v = acd.importVector(schema, array, { from, validate });
+    expect([...v.value]).toEqual(expected(7, 2));
+    expect(p.released_count()).toBe(2);
+    expect(from.space.structs.ptr('ArrowSchema', schema, 'release')).toBe(0);
+    expect(from.space.structs.ptr('ArrowArray', array, 'release')).toBe(0);
+    v.release();
+    p.free_struct(schema);
+    p.free_struct(array);
+    expect(p.live_blocks()).toBe(0);
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test('importRaw and importSchema take { from } too', () => {
+    const { p, from, schema, array } = produce(4, 0);
+    const s = acd.importSchema(schema, { from });
+    expect(s.field.name).toBe('x');
+    const raw = acd.importRaw(s, array, { from, validate: 'full' });
+    expect(rawValues(raw.value.array)).toEqual(expected(4, 0));
+    expect(p.released_count()).toBe(2);
+    raw.release();
+    s.release();
+    p.free_struct(schema);
+    p.free_struct(array);
+    expect(p.live_blocks()).toBe(0);
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test('a CPU ArrowDeviceArray in its memory', () => {
+    const { p, from, schema, array } = produce(5, 1);
+    const s = from.space.structs;
+    const device = from.space.allocator!.alloc(s.size('ArrowDeviceArray'));
+    from.space.bytes.copyWithin(device, array, array + s.size('ArrowArray'));
+    s.setI64('ArrowDeviceArray', device, 'device_id', -1);
+    from.space.view.setInt32(device + s.offsetOf('ArrowDeviceArray', 'device_type'), 1, true);
+    s.setPtr('ArrowArray', array, 'release', 0); // moved into the device array
+    const raw = acd.importDeviceRaw(schema, device, { from });
+    expect(rawValues(raw.value.array)).toEqual(expected(5, 1));
+    raw.release();
+    from.space.allocator!.free(device);
+    p.free_struct(schema);
+    p.free_struct(array);
+    expect(p.live_blocks()).toBe(0);
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test("two instances of one module: each import reads the memory it names", () => {
+    const a = produce(3, 0);
+    const b = instantiate();
+    const fromB = acd.foreign(b as unknown as Record<string, unknown>, 'b');
+    // b's memory at a's addresses holds no live structs.
+    expect(error(() => acd.importVector(a.schema, a.array, { from: fromB })).message).toMatch(/^b: schema/);
+    const v = acd.importVector(a.schema, a.array, { from: a.from });
+    expect([...v.value]).toEqual(expected(3, 0));
+    v.release();
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test("view mode and streams are refused for now, with nothing released", () => {
+    const { p, from, schema, array } = produce();
+    expect(error(() => acd.importVector(schema, array, { from, mode: 'view' })).message)
+      .toBe("mode: 'view' imports from another module are not available yet; use mode: 'copy'");
+    expect(error(() => acd.importArrayStream(schema, { from })).message).toBe('from: streams from another module are not available yet');
+    expect(error(() => acd.importDeviceBatch(schema, array, { from, device: 'keep' })).code).toBe(ENOSYS);
+    expect(p.released_count()).toBe(0);
+  });
+
+  describe('bad input from it: the library error naming the place, nothing released, both sides working', () => {
+    test.each([
+      ['a schema address past its memory', (x: ReturnType<typeof produce>) => ({ schema: x.from.space.bytes.length + 64 }),
+        /^producer: schema: address \d+ \(\+48 bytes\) is outside the memory of \d+ bytes$/],
+      ['a released schema', (x: ReturnType<typeof produce>) => { x.from.space.structs.setPtr('ArrowSchema', x.schema, 'release', 0); return {}; },
+        /^producer: schema: expected a live schema, found a released one$/],
+      ['a released array', (x: ReturnType<typeof produce>) => { x.from.space.structs.setPtr('ArrowArray', x.array, 'release', 0); return {}; },
+        /^producer: array: expected a live array, found a released one$/],
+      ['a length past its memory', (x: ReturnType<typeof produce>) => { x.from.space.structs.setI64('ArrowArray', x.array, 'length', 1e12); return {}; },
+        /^producer: array\.buffers\[0\]: address \d+ \(\+\d+ bytes\) is outside the memory of \d+ bytes$/],
+      ['a wild buffers pointer', (x: ReturnType<typeof produce>) => { x.from.space.structs.setPtr('ArrowArray', x.array, 'buffers', 0xfffffff0); return {}; },
+        /^producer: array\.buffers: address 4294967280 \(\+4 bytes\) is outside the memory of \d+ bytes$/],
+      ['a schema that is its own child', (x: ReturnType<typeof produce>) => {
+        const children = x.from.space.allocator!.alloc(4);
+        x.from.space.view.setUint32(children, x.schema, true);
+        x.from.space.structs.setI64('ArrowSchema', x.schema, 'n_children', 1);
+        x.from.space.structs.setPtr('ArrowSchema', x.schema, 'children', children);
+        return {};
+      }, /^producer: schema\.children\[0\]: the node at \d+ is reached twice \(the tree is a DAG or has a cycle\)$/],
+      ['a format the spec does not have', (x: ReturnType<typeof produce>) => {
+        const zz = x.from.space.allocator!.alloc(4);
+        x.from.space.bytes.set([0x7a, 0x7a, 0], zz);
+        x.from.space.structs.setPtr('ArrowSchema', x.schema, 'format', zz);
+        return {};
+      }, /^producer: .*'zz'/],
+    ])('%s', (_name, corrupt, message) => {
+      const x = produce();
+      const { schema = x.schema } = corrupt(x);
+      const err = error(() => acd.importVector(schema, x.array, { from: x.from, validate: 'full' }));
+      expect(err.code).toBe(EINVAL);
+      expect(err.message).toMatch(message);
+      expect(x.p.released_count()).toBe(0);
+      expect(acd.bytesAllocated()).toBe(0);
+      // Both sides work on: a fresh pair imports.
+      const y = { schema: x.p.make_schema(), array: x.p.make_array(3n, 0n) };
+      const v = acd.importVector(y.schema, y.array, { from: x.from });
+      expect([...v.value]).toEqual(expected(3, 0));
+      v.release();
+      expect(acd.bytesAllocated()).toBe(0);
+    });
+
+    test('a release of the wrong kind: the copy is dropped, the struct marked released, the error says so', () => {
+      const { p, from, schema, array } = produce();
+      from.space.structs.setPtr('ArrowSchema', schema, 'release', p.add_ptr());
+      const err = error(() => acd.importVector(schema, array, { from }));
+      expect(err.code).toBe(EINVAL);
+      expect(err.message).toBe('producer: schema.release: not a function that can be called as void(struct*); the struct was marked released');
+      expect(from.space.structs.ptr('ArrowSchema', schema, 'release')).toBe(0);
+      expect(p.released_count()).toBe(1); // the array's, before the schema's was tried
+      expect(acd.bytesAllocated()).toBe(0);
+    });
+  });
+});
+
+describe('exporting into it (issue 11, item 3 in part)', () => {
+  let acd: ArrowCDevice;
+  beforeAll(async () => { acd = await ArrowCDevice.load(); });
+
+  function target() {
+    const p = instantiate();
+    return { p, into: acd.foreign(p as unknown as Record<string, unknown>, 'consumer') };
+  }
+  const fnv = (values: (string | null)[]) => {
+    let h = 2166136261;
+    for (const v of values) {
+      const bytes = v === null ? [0xff] : [...new TextEncoder().encode(v)];
+      for (const b of bytes) h = Math.imul(h ^ b, 16777619) >>> 0;
+    }
+    return h;
+  };
+
+  test('an int32 vector, sliced and with nulls: its C code sums it and releases it through our callbacks in its table', () => {
+    const { p, into } = target();
+    const tableBefore = p.__indirect_function_table.length;
+    const v = arrow.vectorFromArray([5, null, 7, 11, null, 13], new arrow.Int32()).slice(1, 5);
+    const e = acd.exportVector(v, 'x', { into });
+    expect(e.space).toBe(into.space);
+    expect(into.bytesAllocated()).toBeGreaterThan(0);
+    // Both callbacks are wasm functions in its table now (installed once).
+    expect(p.__indirect_function_table.length).toBe(tableBefore + 2);
+    expect(p.sum_int32(e.schema, e.array)).toBe(18n); // [null, 7, 11, null]
+    const s = into.space.structs;
+    expect(s.ptr('ArrowSchema', e.schema, 'release')).toBe(0);
+    expect(s.ptr('ArrowArray', e.array, 'release')).toBe(0);
+    e.release(); // the base structs only: their content went with the consumer's releases
+    expect(into.bytesAllocated()).toBe(0);
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test('a record batch: the consumer moves a column out, releases the parent, then the column; all freed once', () => {
+    const { p, into } = target();
+    const table = arrow.tableFromArrays({ a: Int32Array.from([1, 2, 3, 4]), b: ['w', 'x', 'y', 'z'] });
+    const e = acd.exportBatch(table.batches[0], { into });
+    expect(p.sum_batch_column(e.schema, e.array, 0n)).toBe(10n);
+    e.release();
+    expect(into.bytesAllocated()).toBe(0);
+  });
+
+  test('utf8 strings with nulls and an offset, hashed in C', () => {
+    const { p, into } = target();
+    const values = ['alpha', null, 'βeta', '', 'gamma', null, 'δ'];
+    const v = arrow.vectorFromArray(values, new arrow.Utf8()).slice(1);
+    const e = acd.exportVector(v, 's', { into });
+    expect(p.hash_utf8(e.schema, e.array) >>> 0).toBe(fnv(values.slice(1)));
+    e.release();
+    expect(into.bytesAllocated()).toBe(0);
+  });
+
+  test('a CPU ArrowDeviceArray; a simulated device is refused', () => {
+    const { p, into } = target();
+    const batch = arrow.tableFromArrays({ a: Int32Array.from([4, 5, 6]) }).batches[0];
+    const e = acd.exportDeviceBatch(batch, { into });
+    expect(into.space.view.getInt32(e.array + into.space.structs.offsetOf('ArrowDeviceArray', 'device_type'), true)).toBe(1);
+    expect(p.sum_device_int32(e.schema, e.array)).toBe(15n);
+    e.release();
+    expect(error(() => acd.exportDeviceBatch(batch, { into, device: 'cuda:0' })).code).toBe(ENOSYS);
+    expect(into.bytesAllocated()).toBe(0);
+  });
+
+  test('not consumed: release() of the handle calls our callbacks through its table and frees everything', () => {
+    const { into } = target();
+    const table = arrow.tableFromArrays({ a: Int32Array.from([1, 2]), d: arrow.vectorFromArray(['u', 'v'], new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32())) });
+    const e = acd.exportBatch(table.batches[0], { into });
+    const schema = acd.exportSchema(table.schema, { into });
+    expect(into.bytesAllocated()).toBeGreaterThan(0);
+    e.release();
+    schema.release();
+    expect(into.bytesAllocated()).toBe(0);
+  });
+
+  test('what it exports reads back with { from }: a round trip through its memory', () => {
+    const { into } = target();
+    const table = arrow.tableFromArrays({ a: Int32Array.from([1, 2, 3]), s: ['x', 'y', null] });
+    const e = acd.exportBatch(table.batches[0], { into });
+    const back = acd.importBatch(e.schema, e.array, { from: into, validate: 'full' });
+    expect(back.value.toArray().map((r) => r.toJSON())).toEqual([{ a: 1, s: 'x' }, { a: 2, s: 'y' }, { a: 3, s: null }]);
+    back.release();
+    e.release();
+    expect(into.bytesAllocated()).toBe(0);
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test('a module without an allocator or a table cannot be exported into, and says why', () => {
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    const noAlloc = acd.foreign({ memory, table: new WebAssembly.Table({ initial: 1, element: 'anyfunc' }) }, 'bare');
+    expect(error(() => acd.exportVector(arrow.vectorFromArray([1], new arrow.Int32()), 'x', { into: noAlloc })).message)
+      .toBe('into: bare has no allocator (malloc and free), so nothing can be exported into it');
+    let next = 8;
+    const noTable = acd.foreign({ memory, malloc: (n: number) => { const p = next; next += n + 8; return p; }, free: () => {} }, 'tableless');
+    expect(error(() => acd.exportVector(arrow.vectorFromArray([1], new arrow.Int32()), 'x', { into: noTable })).message)
+      .toBe('tableless: no function table was given, so no callback can be installed in it');
+    const fixed = acd.foreign({ memory, table: new WebAssembly.Table({ initial: 1, maximum: 1, element: 'anyfunc' }), malloc: (n: number) => { const p = next; next += n + 8; return p; }, free: () => {} }, 'fixed');
+    expect(error(() => acd.exportVector(arrow.vectorFromArray([1], new arrow.Int32()), 'x', { into: fixed })).message)
+      .toMatch(/^fixed: its function table cannot grow \(.*\); callbacks cannot be installed in it: build it with a growable table \(emcc -sALLOW_TABLE_GROWTH\)$/);
+  });
+});
+
+test("the README's example of exporting into another module runs as written", () => {
+  const root = join(__dirname, '..');
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Exporting into another wasm module'));
+  const build = /```sh\n([\s\S]*?)```/.exec(section)![1];
+  expect(build.replace(/\\\n\s*/g, '')).toBe('emcc -O2 -sSTANDALONE_WASM --no-entry -sALLOW_TABLE_GROWTH -sEXPORTED_FUNCTIONS=_malloc,_free -Icsrc test/foreign/producer.c -o producer.wasm\n');
+  const code = /```js\n([\s\S]*?)```/.exec(section)![1];
+  const dir = mkdtempSync(join(tmpdir(), 'acd-readme-'));
+  writeFileSync(join(dir, 'producer.wasm'), producerWasm()); // built by the same command (test/foreign/module.ts)
+  const file = join(dir, 'example.mjs');
+  writeFileSync(file, code
+    .replace("from 'arrow-c-device'", `from '${join(root, 'dist', 'index.mjs')}'`)
+    .replace("from 'apache-arrow'", `from '${join(root, 'node_modules', 'apache-arrow', 'Arrow.node.mjs')}'`));
+  expect(execFileSync(process.execPath, [file], { encoding: 'utf8', cwd: dir })).toBe('10n\n0 bytes left in its memory\n');
+});

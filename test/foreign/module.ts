@@ -1,0 +1,61 @@
+// The foreign module of the foreign-module tests: test/foreign/producer.c
+// built by emcc as a standalone wasm module (its own memory, allocator and
+// growable table), once per test file.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ArrowCDeviceError } from '../../ts/abi/errors.js';
+
+const ROOT = join(__dirname, '..', '..');
+
+export interface Producer {
+  memory: WebAssembly.Memory;
+  __indirect_function_table: WebAssembly.Table;
+  malloc(n: number): number;
+  free(p: number): void;
+  live_blocks(): number;
+  released_count(): number;
+  add_ptr(): number;
+  boom_ptr(): number;
+  make_schema(): number;
+  make_array(length: bigint, offset: bigint): number;
+  free_struct(p: number): void;
+  sum_int32(schema: number, array: number): bigint;
+  sum_batch_column(schema: number, array: number, column: bigint): bigint;
+  hash_utf8(schema: number, array: number): number;
+  sum_device_int32(schema: number, device: number): bigint;
+}
+
+let wasm: Uint8Array | undefined;
+
+/** The module's binary, built on first use. */
+export function producerWasm(): Uint8Array {
+  if (wasm === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'acd-foreign-'));
+    const out = join(dir, 'producer.wasm');
+    execFileSync('emcc', ['-O2', '-std=c11', '-Wall', '-Werror', '-sSTANDALONE_WASM', '--no-entry', '-sALLOW_MEMORY_GROWTH', '-sALLOW_TABLE_GROWTH',
+      '-sEXPORTED_FUNCTIONS=_malloc,_free', `-I${join(ROOT, 'csrc')}`, join(ROOT, 'test', 'foreign', 'producer.c'), '-o', out],
+    { env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') }, stdio: 'pipe' });
+    wasm = readFileSync(out);
+  }
+  return wasm;
+}
+
+/** A new instance of the module: its own memory and table. */
+export function instantiate(): Producer {
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(producerWasm()), { env: { emscripten_notify_memory_growth() {} } });
+  (instance.exports._initialize as () => void)();
+  return instance.exports as unknown as Producer;
+}
+
+/** The ArrowCDeviceError f throws (anything else fails the test). */
+export function error(f: () => unknown): ArrowCDeviceError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ArrowCDeviceError) return e;
+    throw e;
+  }
+  throw new Error('expected an ArrowCDeviceError');
+}
