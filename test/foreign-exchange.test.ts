@@ -116,6 +116,12 @@ describe('importing from it, copy mode (issue 11, item 2 in part)', () => {
         x.from.space.structs.setPtr('ArrowSchema', x.schema, 'children', children);
         return {};
       }, /^producer: schema\.children\[0\]: the node at \d+ is reached twice \(the tree is a DAG or has a cycle\)$/],
+      ['metadata whose pair count cannot fit in its memory', (x: ReturnType<typeof produce>) => {
+        const m = x.from.space.allocator!.alloc(4);
+        x.from.space.view.setInt32(m, 0x10000000, true);
+        x.from.space.structs.setPtr('ArrowSchema', x.schema, 'metadata', m);
+        return {};
+      }, /^producer: schema\.metadata: a pair count of 268435456 needs at least 2147483648 bytes, past the memory of \d+ bytes$/],
       ['a format the spec does not have', (x: ReturnType<typeof produce>) => {
         const zz = x.from.space.allocator!.alloc(4);
         x.from.space.bytes.set([0x7a, 0x7a, 0], zz);

@@ -132,6 +132,11 @@ export class Core {
     return this.m.asm.memory;
   }
 
+  /** The core's function table (a callback's index is a slot of it). */
+  get table(): WebAssembly.Table {
+    return this.m.asm.__indirect_function_table;
+  }
+
   /** The memory's bytes (the space's; a new view after the memory grew). */
   get bytes(): Uint8Array {
     return this.space.bytes;

@@ -20,6 +20,7 @@ import { Arena } from './arena.js';
 import { arenaLocations, mutate, structLocations, type Location, type Targets } from './mutate.js';
 import { Prng } from './prng.js';
 import { Producers, type Script } from './producers.js';
+import { ForeignModule } from '../foreign/module.js';
 import { HangError, ROUTES, runAsync, runSync, type Route } from './routes.js';
 import { sampleBatches, sampleRaws, sampleVectors } from './samples.js';
 
@@ -52,6 +53,8 @@ interface Baseline { bytes: number; slots: number; objects: number; device: numb
 
 export class Fuzzer {
   private readonly core: Core;
+  /** The core's memory, table and allocator as another module's, for the foreign route. */
+  private readonly foreign: ForeignModule;
   private readonly producers: Producers;
   private readonly exports: { release(): void }[] = [];
   private readonly pools: Record<'batch' | 'vector' | 'raw' | 'device' | 'cpuDevice', Arena[]>;
@@ -67,6 +70,8 @@ export class Fuzzer {
   private constructor(readonly acd: ArrowCDevice, readonly seed: number, readonly timeoutMs: number, readonly collect: boolean) {
     const core = acd.core;
     this.core = core;
+    this.foreign = new ForeignModule({ name: 'the core as a foreign module', memory: core.memory, table: core.table,
+      malloc: (n) => core.alloc(n), free: (p) => core.free(p) });
     streamRuntime(core); // its permanent slot is part of the baseline
     this.producers = new Producers(core);
     const make = (label: string, exported: { schema: number; array: number; release(): void }, device: boolean) => {
@@ -124,7 +129,7 @@ export class Fuzzer {
     const { route, level, mode } = plan(run);
     const rng = Prng.forRun(this.seed, run);
     const core = this.core;
-    const pool = route === 'batch' || route === 'arrayStream' ? this.pools.batch
+    const pool = route === 'batch' || route === 'arrayStream' || route === 'foreign' ? this.pools.batch
       : route === 'vector' ? this.pools.vector
         : route === 'raw' ? [...this.pools.raw, ...this.pools.vector]
           : route === 'async' ? this.pools.cpuDevice : this.pools.device;
@@ -175,7 +180,7 @@ export class Fuzzer {
 
     const input = {
       acd: this.acd, producers: p, level, mode, arena, policy, stream, producer, task,
-      batches: p.script?.batches ?? 1, failAt: p.script?.failAt ?? -1, timeoutMs: this.timeoutMs,
+      batches: p.script?.batches ?? 1, failAt: p.script?.failAt ?? -1, timeoutMs: this.timeoutMs, foreign: this.foreign,
     };
     const t0 = performance.now();
     let error: unknown = null;
@@ -212,7 +217,7 @@ export class Fuzzer {
     const doubles = p.doubleReleases();
     if (doubles.length > 0) fail('release', doubles.join('; '));
     const rootReleaseMutated = mutations.some((m) => /^(schema|array|device_array)\.(release|private_data) =/.test(m));
-    if (error === null && !rootReleaseMutated && (route === 'batch' || route === 'vector' || route === 'raw' || route === 'device')) {
+    if (error === null && !rootReleaseMutated && (route === 'batch' || route === 'vector' || route === 'raw' || route === 'device' || route === 'foreign')) {
       const missing = [['schema', arena.schemaTag], ['array', arena.arrayTag]].filter(([, t]) => p.releaseCount(t as number) !== 1);
       if (missing.length > 0) fail('release', `accepted import: ${missing.map(([w, t]) => `${w} root released ${p.releaseCount(t as number)} times`).join(', ')}`);
     }

@@ -6,10 +6,11 @@ import * as arrow from 'apache-arrow';
 import type { ArrowCDevice, DevicePolicy, ValidationLevel } from '../api.js';
 import type { ImportMode } from '../arrow-js/import.js';
 import { rawValues } from '../model/raw-values.js';
+import type { ForeignModule } from '../foreign/module.js';
 import type { Arena } from './arena.js';
 import type { Producers } from './producers.js';
 
-export const ROUTES = ['batch', 'vector', 'raw', 'device', 'arrayStream', 'deviceStream', 'async'] as const;
+export const ROUTES = ['batch', 'vector', 'raw', 'device', 'arrayStream', 'deviceStream', 'async', 'foreign'] as const;
 export type Route = (typeof ROUTES)[number];
 
 export interface RouteInput {
@@ -28,6 +29,8 @@ export interface RouteInput {
   failAt: number;
   /** The async route's time bound (ms): past it the run is a hang. */
   timeoutMs: number;
+  /** The foreign route: the core's own memory, table and allocator seen as another module's. */
+  foreign: ForeignModule;
 }
 
 /** Reads every value of a batch (apache-arrow's getters), as a user would. */
@@ -80,6 +83,12 @@ export function runSync(route: Route, r: RouteInput): void {
         return;
       }
       const h = acd.importDeviceBatch(a.schemaRoot, a.arrayRoot, { mode, validate, device: r.policy });
+      try { readBatch(h.value); } finally { h.release(); }
+      return;
+    }
+    case 'foreign': {
+      // Through the path of another module's memory ({ from }): copy mode only, for now.
+      const h = acd.importBatch(a.schemaRoot, a.arrayRoot, { mode: 'copy', validate, from: r.foreign });
       try { readBatch(h.value); } finally { h.release(); }
       return;
     }

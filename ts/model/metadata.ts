@@ -184,19 +184,25 @@ export function metadataBytesAt(space: Pick<AddressSpace, 'bytes'>, address: num
   const memory = space.bytes;
   const limit = memory.byteLength;
   const view = new DataView(memory.buffer, memory.byteOffset, memory.byteLength);
+  // Names are built only for an error: this loop may run for every pair of a large count.
+  const nameOf = (i: number) => (i < 0 ? 'the pair count' : `${i % 2 === 0 ? 'key' : 'value'} ${i >> 1}'s length`);
   let at = address;
-  const int32 = (name: string): number => {
+  const length = (i: number): number => {
     if (!Number.isSafeInteger(at) || at <= 0 || at + 4 > limit) {
-      throw new ArrowCDeviceError(`${what}: ${name} at ${at} (+4 bytes) is outside the memory of ${limit} bytes`, EINVAL);
+      throw new ArrowCDeviceError(`${what}: ${nameOf(i)} at ${at} (+4 bytes) is outside the memory of ${limit} bytes`, EINVAL);
     }
     const v = view.getInt32(at, true);
-    if (v < 0) throw new ArrowCDeviceError(`${what}: ${name} is ${v}, expected a non-negative length`, EINVAL);
+    if (v < 0) throw new ArrowCDeviceError(`${what}: ${nameOf(i)} is ${v}, expected a non-negative length`, EINVAL);
     at += 4;
     return v;
   };
-  const count = int32('the pair count');
+  const count = length(-1);
+  // Every pair takes at least its two lengths: a count that cannot fit is refused before the walk.
+  if (count > (limit - at) / 8) {
+    throw new ArrowCDeviceError(`${what}: a pair count of ${count} needs at least ${count * 8} bytes, past the memory of ${limit} bytes`, EINVAL);
+  }
   for (let i = 0; i < count * 2; i++) {
-    at += int32(`${i % 2 === 0 ? 'key' : 'value'} ${i >> 1}'s length`);
+    at += length(i);
     if (at > limit) throw new ArrowCDeviceError(`${what}: ${i % 2 === 0 ? 'key' : 'value'} ${i >> 1} runs past the memory of ${limit} bytes`, EINVAL);
   }
   return memory.slice(address, at);
