@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import { ArrowCDevice } from '../ts/api.js';
 import { ImageSpace, MemorySpace, releaseThrough } from '../ts/abi/address-space.js';
-import { ArrowCDeviceError, EINVAL, ENOSYS } from '../ts/abi/errors.js';
+import { EINVAL, ENOSYS } from '../ts/abi/errors.js';
 import { lp64, wasm32 } from '../ts/abi/generated/layout.js';
 import type { Layout } from '../ts/abi/layout-types.js';
 import { decodeMetadataAt, encodeMetadata } from '../ts/model/metadata.js';
@@ -13,21 +13,11 @@ import { readRaw } from '../ts/model/raw.js';
 import { rawValues } from '../ts/model/raw-values.js';
 import { readField } from '../ts/model/schema.js';
 import * as pkg from '../ts/index.js';
-import { bytesMark } from './helpers.js';
+import { bytesMark, libraryError as error } from './helpers.js';
 
 let acd: ArrowCDevice;
 beforeAll(async () => { acd = await ArrowCDevice.load(); });
 const mark = bytesMark(() => acd);
-
-const error = (f: () => unknown): ArrowCDeviceError => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ArrowCDeviceError) return e;
-    throw e;
-  }
-  throw new Error('expected an ArrowCDeviceError');
-};
 
 const batch = () => arrow.tableFromArrays({ x: Int32Array.from([1, 2, 3]) }).batches[0];
 

@@ -4,6 +4,7 @@ import { afterEach, expect } from '@jest/globals';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
+import { ArrowCDeviceError } from '../ts/abi/errors.js';
 import { ArrowCDevice } from '../ts/api.js';
 import { compareBatches, normalize } from '../ts/arrow-js/compare.js';
 
@@ -101,3 +102,13 @@ export function goldFiles(): [string, string][] {
   return out;
 }
 
+/** The ArrowCDeviceError f throws (anything else, or nothing, fails the test). */
+export function libraryError(f: () => unknown): ArrowCDeviceError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ArrowCDeviceError) return e;
+    throw e;
+  }
+  throw new Error('expected an ArrowCDeviceError');
+}

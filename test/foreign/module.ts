@@ -5,7 +5,6 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArrowCDeviceError } from '../../ts/abi/errors.js';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -49,13 +48,4 @@ export function instantiate(): Producer {
   return instance.exports as unknown as Producer;
 }
 
-/** The ArrowCDeviceError f throws (anything else fails the test). */
-export function error(f: () => unknown): ArrowCDeviceError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ArrowCDeviceError) return e;
-    throw e;
-  }
-  throw new Error('expected an ArrowCDeviceError');
-}
+export { libraryError as error } from '../helpers.js';

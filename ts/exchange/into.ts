@@ -114,46 +114,61 @@ function childBlock(into: ForeignModule, blocks: Blocks, struct: StructName, n: 
   return [pointers, structs];
 }
 
-/** Initializes the ArrowSchema at ptr (in the module's memory) for field; on failure nothing stays allocated. */
-export function writeSchemaInto(into: ForeignModule, ptr: number, field: Field): void {
+/**
+ * Writes one node at ptr: `own` fills the fields of its own (allocating
+ * through `blocks`), then its children and dictionary are written into
+ * blocks of this node, each by `write`. On failure nothing stays allocated;
+ * on success the node's release is this library's callback in the table.
+ */
+function writeNode<T>(into: ForeignModule, struct: 'ArrowSchema' | 'ArrowArray', ptr: number, own: (blocks: Blocks) => void,
+  children: readonly T[], dictionary: T | null, write: (at: number, item: T) => void): void {
   const e = exportsInto(into);
   const s = into.space.structs;
   const blocks = new Blocks(into);
-  const { type } = field;
-  const children = childFields(type);
   const written: number[] = [];
   try {
+    own(blocks);
+    s.setI64(struct, ptr, 'n_children', children.length);
+    const [pointers, first] = childBlock(into, blocks, struct, children.length);
+    s.setPtr(struct, ptr, 'children', pointers);
+    const dict = dictionary !== null ? blocks.alloc(s.size(struct)) : 0;
+    s.setPtr(struct, ptr, 'dictionary', dict);
+    children.forEach((child, i) => {
+      const at = first + i * s.size(struct);
+      write(at, child);
+      written.push(at);
+    });
+    if (dictionary !== null) {
+      write(dict, dictionary);
+      written.push(dict);
+    }
+  } catch (err) {
+    for (const w of written) into.space.release(struct, w);
+    blocks.freeAll();
+    throw err;
+  }
+  s.setPtr(struct, ptr, 'private_data', e.register({ blocks: blocks.list }));
+  s.setPtr(struct, ptr, 'release', (struct === 'ArrowSchema' ? e.schemaRelease : e.arrayRelease).index);
+}
+
+/** Initializes the ArrowSchema at ptr (in the module's memory) for field; on failure nothing stays allocated. */
+export function writeSchemaInto(into: ForeignModule, ptr: number, field: Field): void {
+  const s = into.space.structs;
+  const { type } = field;
+  const dictionary: Field | null = type.kind === 'dictionary' ? { name: '', type: type.valueType, nullable: true, metadata: null } : null;
+  writeNode(into, 'ArrowSchema', ptr, (blocks) => {
     s.setPtr('ArrowSchema', ptr, 'format', blocks.text(formatOf(type)));
     s.setPtr('ArrowSchema', ptr, 'name', blocks.text(field.name));
     const metadata = encodeMetadata(field.metadata);
     s.setPtr('ArrowSchema', ptr, 'metadata', metadata === null ? 0 : blocks.bytes(metadata));
     s.setI64('ArrowSchema', ptr, 'flags', flagsOf(field));
-    s.setI64('ArrowSchema', ptr, 'n_children', children.length);
-    const [pointers, first] = childBlock(into, blocks, 'ArrowSchema', children.length);
-    s.setPtr('ArrowSchema', ptr, 'children', pointers);
-    const dictionary = type.kind === 'dictionary' ? blocks.alloc(s.size('ArrowSchema')) : 0;
-    s.setPtr('ArrowSchema', ptr, 'dictionary', dictionary);
-    children.forEach((child, i) => { writeSchemaInto(into, first + i * s.size('ArrowSchema'), child); written.push(first + i * s.size('ArrowSchema')); });
-    if (type.kind === 'dictionary') {
-      writeSchemaInto(into, dictionary, { name: '', type: type.valueType, nullable: true, metadata: null });
-      written.push(dictionary);
-    }
-  } catch (err) {
-    for (const w of written) into.space.release('ArrowSchema', w);
-    blocks.freeAll();
-    throw err;
-  }
-  s.setPtr('ArrowSchema', ptr, 'private_data', e.register({ blocks: blocks.list }));
-  s.setPtr('ArrowSchema', ptr, 'release', e.schemaRelease.index);
+  }, childFields(type), dictionary, (at, child) => writeSchemaInto(into, at, child));
 }
 
 /** Initializes the ArrowArray at ptr (in the module's memory) with a copy of raw; on failure nothing stays allocated. */
 export function writeArrayInto(into: ForeignModule, ptr: number, raw: RawArray): void {
-  const e = exportsInto(into);
   const s = into.space.structs;
-  const blocks = new Blocks(into);
-  const written: number[] = [];
-  try {
+  writeNode(into, 'ArrowArray', ptr, (blocks) => {
     s.setI64('ArrowArray', ptr, 'length', raw.length);
     s.setI64('ArrowArray', ptr, 'null_count', raw.nullCount);
     s.setI64('ArrowArray', ptr, 'offset', raw.offset);
@@ -161,21 +176,5 @@ export function writeArrayInto(into: ForeignModule, ptr: number, raw: RawArray):
     const buffers = blocks.alloc(raw.buffers.length * s.layout.pointerSize);
     raw.buffers.forEach((b, i) => into.space.view.setUint32(buffers + i * s.layout.pointerSize, b === null ? 0 : blocks.bytes(b), true));
     s.setPtr('ArrowArray', ptr, 'buffers', buffers);
-    s.setI64('ArrowArray', ptr, 'n_children', raw.children.length);
-    const [pointers, first] = childBlock(into, blocks, 'ArrowArray', raw.children.length);
-    s.setPtr('ArrowArray', ptr, 'children', pointers);
-    const dictionary = raw.dictionary !== null ? blocks.alloc(s.size('ArrowArray')) : 0;
-    s.setPtr('ArrowArray', ptr, 'dictionary', dictionary);
-    raw.children.forEach((child, i) => { writeArrayInto(into, first + i * s.size('ArrowArray'), child); written.push(first + i * s.size('ArrowArray')); });
-    if (raw.dictionary !== null) {
-      writeArrayInto(into, dictionary, raw.dictionary);
-      written.push(dictionary);
-    }
-  } catch (err) {
-    for (const w of written) into.space.release('ArrowArray', w);
-    blocks.freeAll();
-    throw err;
-  }
-  s.setPtr('ArrowArray', ptr, 'private_data', e.register({ blocks: blocks.list }));
-  s.setPtr('ArrowArray', ptr, 'release', e.arrayRelease.index);
+  }, raw.children, raw.dictionary, (at, child) => writeArrayInto(into, at, child));
 }
