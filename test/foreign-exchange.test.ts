@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EINVAL, ENOSYS } from '../ts/abi/errors.js';
+import { EINVAL, EIO, ENOSYS } from '../ts/abi/errors.js';
 import { ArrowCDevice } from '../ts/api.js';
 import { rawValues } from '../ts/model/raw-values.js';
 import { error, instantiate, producerWasm } from './foreign/module.js';
@@ -88,13 +88,81 @@ describe('importing from it, copy mode (issue 11, item 2 in part)', () => {
     expect(acd.bytesAllocated()).toBe(0);
   });
 
-  test("view mode and streams are refused for now, with nothing released", () => {
+  test("view mode and the async consumer are refused for now, with nothing released", () => {
     const { p, from, schema, array } = produce();
     expect(error(() => acd.importVector(schema, array, { from, mode: 'view' })).message)
       .toBe("mode: 'view' imports from another module are not available yet; use mode: 'copy'");
-    expect(error(() => acd.importArrayStream(schema, { from })).message).toBe('from: streams from another module are not available yet');
+    const stream = p.make_stream(1n, -1n);
+    expect(error(() => acd.importArrayStream(stream, { from, mode: 'view' })).code).toBe(ENOSYS);
+    expect(error(() => acd.asyncConsumer({ from })).code).toBe(ENOSYS);
     expect(error(() => acd.importDeviceBatch(schema, array, { from, device: 'keep' })).code).toBe(ENOSYS);
     expect(p.released_count()).toBe(0);
+  });
+
+  describe('a pull stream in its memory, its callbacks called through its table', () => {
+    const rows = (batch: arrow.RecordBatch) => batch.toArray().map((r) => (r.toJSON() as { x: number }).x);
+
+    test('every batch copied, then every release called once; nothing left on either side', () => {
+      const p = instantiate();
+      const from = acd.foreign(p as unknown as Record<string, unknown>, 'producer');
+      const stream = p.make_stream(3n, -1n);
+      const reader = acd.importArrayStream(stream, { from, validate: 'full' });
+      expect(from.space.structs.ptr('ArrowArrayStream', stream, 'release')).toBe(0); // moved
+      expect(reader.schema.fields.map((f) => f.name)).toEqual(['x']);
+      expect(reader.readAll().map(rows)).toEqual([[0, 1, 2], [10, 11, 12], [20, 21, 22]]);
+      expect(reader.done).toBe(true);
+      reader.release();
+      // The stream, the schema and its child, and each batch and its child: all released once.
+      expect(p.released_count()).toBe(1 + 2 + 3 * 2);
+      p.free_struct(stream);
+      expect(p.live_blocks()).toBe(0);
+      expect(from.bytesAllocated()).toBe(0);
+      expect(acd.bytesAllocated()).toBe(0);
+    });
+
+    test("get_next's error, with get_last_error's message; the stream is released", () => {
+      const p = instantiate();
+      const from = acd.foreign(p as unknown as Record<string, unknown>, 'producer');
+      const stream = p.make_stream(3n, 1n);
+      const reader = acd.importArrayStream(stream, { from });
+      expect(rows(reader.next().value!)).toEqual([0, 1, 2]);
+      const err = error(() => reader.next());
+      expect(err.code).toBe(EIO);
+      expect(err.message).toBe('batch 1: producer: get_next: simulated failure in get_next');
+      expect(reader.done).toBe(true);
+      reader.release();
+      p.free_struct(stream);
+      expect(p.live_blocks()).toBe(0);
+      expect(from.bytesAllocated()).toBe(0);
+      expect(acd.bytesAllocated()).toBe(0);
+    });
+
+    test('a get_schema of the wrong kind is refused before it runs; the stream is moved back, unreleased', () => {
+      const p = instantiate();
+      const from = acd.foreign(p as unknown as Record<string, unknown>, 'producer');
+      const stream = p.make_stream(1n, -1n);
+      from.space.structs.setPtr('ArrowArrayStream', stream, 'get_schema', p.boom_ptr());
+      const err = error(() => acd.importArrayStream(stream, { from }));
+      expect(err.code).toBe(EINVAL);
+      expect(err.message).toBe(`producer: stream.get_schema: function pointer ${p.boom_ptr()} is not a function of signature 'iii' in producer's table`);
+      expect(from.space.structs.ptr('ArrowArrayStream', stream, 'release')).not.toBe(0);
+      expect(p.released_count()).toBe(0);
+      expect(from.bytesAllocated()).toBe(0);
+      // Still the caller's: its own release frees it.
+      from.space.release('ArrowArrayStream', stream);
+      p.free_struct(stream);
+      expect(p.live_blocks()).toBe(0);
+    });
+
+    test('a released stream, or one past its memory, is refused', () => {
+      const p = instantiate();
+      const from = acd.foreign(p as unknown as Record<string, unknown>, 'producer');
+      const stream = p.make_stream(1n, -1n);
+      expect(error(() => acd.importArrayStream(from.space.bytes.length, { from })).message)
+        .toMatch(/^producer: ArrowArrayStream: address \d+ \(\+20 bytes\) is outside the memory of \d+ bytes$/);
+      from.space.release('ArrowArrayStream', stream);
+      expect(error(() => acd.importArrayStream(stream, { from })).message).toBe('producer: ArrowArrayStream: released');
+    });
   });
 
   describe('bad input from it: the library error naming the place, nothing released, both sides working', () => {

@@ -24,6 +24,7 @@ export interface Producer {
   sum_batch_column(schema: number, array: number, column: bigint): bigint;
   hash_utf8(schema: number, array: number): number;
   sum_device_int32(schema: number, device: number): bigint;
+  make_stream(batches: bigint, failAt: bigint): number;
 }
 
 let wasm: Uint8Array | undefined;

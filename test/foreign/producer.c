@@ -4,6 +4,7 @@
 // producer would, with release callbacks that count their calls. Nothing of
 // arrow-c-device is linked in: only the spec's header.
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,4 +147,99 @@ EXPORT(sum_device_int32) int64_t sum_device_int32(struct ArrowSchema* schema, st
   device->array.release(&device->array);
   schema->release(schema);
   return sum;
+}
+
+// ---- a pull stream of record batches (struct<x: int32>) ------------------------
+
+struct StreamState {
+  int64_t next;
+  int64_t batches;
+  int64_t fail_at;  // get_next fails (EIO) at this batch; -1: never
+  char message[64];
+};
+
+static void release_batch(struct ArrowArray* a) {
+  released++;
+  struct ArrowArray* child = a->children[0];
+  if (child->release != NULL) child->release(child);
+  counted_free(a->children[0]);
+  counted_free(a->children);
+  counted_free((void*)a->buffers);
+  a->release = NULL;
+}
+
+static void release_batch_schema(struct ArrowSchema* s) {
+  released++;
+  struct ArrowSchema* child = s->children[0];
+  if (child->release != NULL) child->release(child);
+  counted_free(child);
+  counted_free(s->children);
+  s->release = NULL;
+}
+
+static int stream_get_schema(struct ArrowArrayStream* stream, struct ArrowSchema* out) {
+  (void)stream;
+  struct ArrowSchema* child = make_schema();  // "x": int32, released by its own callback
+  struct ArrowSchema** children = counted_malloc(sizeof(struct ArrowSchema*));
+  children[0] = child;
+  memset(out, 0, sizeof *out);
+  out->format = "+s";
+  out->name = "";
+  out->n_children = 1;
+  out->children = children;
+  out->release = release_batch_schema;
+  return 0;
+}
+
+static int stream_get_next(struct ArrowArrayStream* stream, struct ArrowArray* out) {
+  struct StreamState* st = stream->private_data;
+  memset(out, 0, sizeof *out);
+  if (st->next == st->fail_at) {
+    strcpy(st->message, "simulated failure in get_next");
+    return EIO;
+  }
+  if (st->next >= st->batches) return 0;  // released: the end
+  int64_t b = st->next++;
+  struct ArrowArray* child = make_array(3, 0);
+  int32_t* values = (int32_t*)child->buffers[1];
+  for (int i = 0; i < 3; i++) values[i] = (int32_t)(b * 10 + i);
+  child->null_count = 0;
+  memset((void*)child->buffers[0], 0xff, 1);
+  struct ArrowArray** children = counted_malloc(sizeof(struct ArrowArray*));
+  children[0] = child;
+  const void** buffers = counted_malloc(sizeof(void*));
+  buffers[0] = NULL;
+  out->length = 3;
+  out->n_buffers = 1;
+  out->buffers = buffers;
+  out->n_children = 1;
+  out->children = children;
+  out->release = release_batch;
+  return 0;
+}
+
+static const char* stream_get_last_error(struct ArrowArrayStream* stream) {
+  struct StreamState* st = stream->private_data;
+  return st->message[0] ? st->message : NULL;
+}
+
+static void stream_release(struct ArrowArrayStream* stream) {
+  released++;
+  counted_free(stream->private_data);
+  stream->release = NULL;
+}
+
+// A stream of `batches` batches of struct<x: int32>, whose get_next fails at `fail_at`.
+EXPORT(make_stream) struct ArrowArrayStream* make_stream(int64_t batches, int64_t fail_at) {
+  struct StreamState* st = counted_malloc(sizeof *st);
+  memset(st, 0, sizeof *st);
+  st->batches = batches;
+  st->fail_at = fail_at;
+  struct ArrowArrayStream* s = counted_malloc(sizeof *s);
+  s->get_schema = stream_get_schema;
+  s->get_next = stream_get_next;
+  s->get_last_error = stream_get_last_error;
+  s->release = stream_release;
+  s->private_data = st;
+  return s;
 }

@@ -22,11 +22,12 @@ import {
   batchField, checkBatch, CPU, markEnd, schemaField, sourceSchema, streamDevice, writeDeviceBatch, writePlainBatch,
   type Device, type DeviceSpec,
 } from './batches.js';
+import { coreCalls, foreignCalls, STREAM_STRUCT, type PullCalls, type StreamKind } from './pull-calls.js';
 import { failure, streamRuntime, type PullCallbacks } from './runtime.js';
 import type { Field } from '../model/types.js';
 
 /** 'array': ArrowArrayStream (CPU arrays); 'device': ArrowDeviceArrayStream. */
-export type StreamKind = 'array' | 'device';
+export type { StreamKind } from './pull-calls.js';
 
 export type SyncBatchSource = arrow.Table | arrow.RecordBatchReader | Iterable<arrow.RecordBatch>;
 
@@ -38,7 +39,7 @@ export interface StreamExportOptions {
 }
 
 /** The struct of each kind of stream. */
-export const STREAM_STRUCT = { array: 'ArrowArrayStream', device: 'ArrowDeviceArrayStream' } as const;
+export { STREAM_STRUCT };
 const RUNTIME_KIND = { array: 'arrayStream', device: 'deviceArrayStream' } as const;
 
 /**
@@ -202,7 +203,8 @@ export function exportDeviceArrayStream(acd: CoreRef, source: SyncBatchSource, o
 export type StreamImportOptions = ImportOptions & { device?: 'copy' | 'reject' };
 
 interface ReaderState {
-  core: Core;
+  /** The calls on the stream, in the memory it lives in (the core's, or another module's). */
+  calls: PullCalls;
   kind: StreamKind;
   own: number;
   out: number;
@@ -215,11 +217,9 @@ interface ReaderState {
 function finish(st: ReaderState): void {
   if (st.done) return;
   st.done = true;
-  const s = st.core.stream;
-  if (st.kind === 'array') s.arrayStreamRelease(st.own);
-  else s.deviceArrayStreamRelease(st.own);
-  st.core.free(st.own);
-  st.core.free(st.out);
+  st.calls.releaseStream(st.own);
+  st.calls.free(st.own);
+  st.calls.free(st.out);
   st.schema?.release();
   st.schema = null;
 }
@@ -247,7 +247,7 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
     this.st = st;
     this.schema = toArrowSchema(st.schema!.schema);
     this.deviceType = st.kind === 'device'
-      ? st.core.structs.i32('ArrowDeviceArrayStream', st.own, 'device_type')
+      ? st.calls.structs.i32('ArrowDeviceArrayStream', st.own, 'device_type')
       : constants.ARROW_DEVICE_CPU;
   }
 
@@ -269,15 +269,14 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
   nextHandle(): Imported<arrow.RecordBatch> | null {
     const st = this.st;
     if (st.done) return null;
-    const s = st.core.stream;
-    const code = st.kind === 'device' ? s.deviceArrayStreamGetNext(st.own, st.out) : s.arrayStreamGetNext(st.own, st.out);
+    const code = st.calls.getNext(st.own, st.out);
     if (code !== 0) {
-      const message = s.streamLastError();
+      const message = st.calls.lastError();
       finish(st);
       throw new ArrowCDeviceError(`batch ${this.count}: ${message}`, code);
     }
-    const arrayAt = st.kind === 'device' ? st.out + st.core.structs.offsetOf('ArrowDeviceArray', 'array') : st.out;
-    if (st.core.structs.ptr('ArrowArray', arrayAt, 'release') === 0) {
+    const arrayAt = st.kind === 'device' ? st.out + st.calls.structs.offsetOf('ArrowDeviceArray', 'array') : st.out;
+    if (st.calls.structs.ptr('ArrowArray', arrayAt, 'release') === 0) {
       finish(st);
       return null;
     }
@@ -287,7 +286,7 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
         ? importDeviceBatch(this.acd.core, st.schema!, st.out, this.options)
         : importBatch(this.acd.core, st.schema!, st.out, this.options);
     } catch (e) {
-      st.core.arrayRelease(arrayAt); // still ours: the import moved nothing
+      st.calls.releaseArray(arrayAt); // still ours: the import moved nothing
       finish(st);
       const f = failure(e);
       throw new ArrowCDeviceError(`batch ${this.count}: ${f.message}`, f.code);
@@ -331,42 +330,53 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
 }
 
 function importStream(acd: CoreRef, kind: StreamKind, ptr: number, options: StreamImportOptions): StreamReader {
-  if (options.from !== undefined) throw new ArrowCDeviceError('from: streams from another module are not available yet', ENOSYS);
-  const core = acd.core;
-  const s = core.stream;
+  if (options.from !== undefined && (options.mode ?? 'copy') !== 'copy') {
+    throw new ArrowCDeviceError(`mode: 'view' imports from another module are not available yet; use mode: 'copy'`, ENOSYS);
+  }
+  const calls = options.from === undefined ? coreCalls(acd.core, kind) : foreignCalls(options.from, kind);
+  const s = calls.structs;
   const struct = STREAM_STRUCT[kind];
-  core.structs.checkRange(ptr, core.structs.size(struct), struct);
-  if (core.structs.ptr(struct, ptr, 'release') === 0) throw new ArrowCDeviceError(`${struct}: released`, EINVAL);
-  const own = core.alloc(core.structs.size(struct));
-  const schemaPtr = core.alloc(core.structs.size('ArrowSchema'));
+  const where = options.from === undefined ? '' : `${options.from.name}: `;
+  s.checkRange(ptr, s.size(struct), `${where}${struct}`);
+  if (s.ptr(struct, ptr, 'release') === 0) throw new ArrowCDeviceError(`${where}${struct}: released`, EINVAL);
+  const own = calls.alloc(s.size(struct));
+  const schemaPtr = calls.alloc(s.size('ArrowSchema'));
   const moveBack = () => {
-    if (kind === 'array') s.arrayStreamMove(own, ptr);
-    else s.deviceArrayStreamMove(own, ptr);
-    core.free(own);
-    core.free(schemaPtr);
+    calls.move(own, ptr);
+    calls.free(own);
+    calls.free(schemaPtr);
   };
-  if (kind === 'array') s.arrayStreamMove(ptr, own);
-  else s.deviceArrayStreamMove(ptr, own);
-  const code = kind === 'array' ? s.arrayStreamGetSchema(own, schemaPtr) : s.deviceArrayStreamGetSchema(own, schemaPtr);
+  calls.move(ptr, own);
+  let code: number;
+  try {
+    code = calls.getSchema(own, schemaPtr);
+  } catch (e) {
+    moveBack(); // refused before it ran (a callback of the wrong kind), or it trapped
+    throw e;
+  }
   if (code !== 0) {
-    const message = s.streamLastError();
+    const message = calls.lastError();
     moveBack();
     throw new ArrowCDeviceError(message, code);
   }
   let schema: ImportedSchema | undefined;
   try {
-    schema = importSchema(acd.core, schemaPtr);
+    schema = importSchema(acd.core, schemaPtr, options.from);
     schema.schema; // a record batch schema: a struct
   } catch (e) {
     // Ours since get_schema succeeded: moved into `schema` when its import did.
-    if (schema === undefined) core.schemaRelease(schemaPtr);
-    else schema.release();
+    if (schema === undefined) {
+      if (options.from === undefined) acd.core.schemaRelease(schemaPtr);
+      else options.from.space.release('ArrowSchema', schemaPtr);
+    } else {
+      schema.release();
+    }
     moveBack();
     throw e;
   }
-  core.free(schemaPtr);
-  const out = core.alloc(core.structs.size(kind === 'array' ? 'ArrowArray' : 'ArrowDeviceArray'));
-  const st: ReaderState = { core, kind, own, out, schema, handles: [], done: false };
+  calls.free(schemaPtr);
+  const out = calls.alloc(s.size(kind === 'array' ? 'ArrowArray' : 'ArrowDeviceArray'));
+  const st: ReaderState = { calls, kind, own, out, schema, handles: [], done: false };
   try {
     return new StreamReader(acd, st, options);
   } catch (e) {
