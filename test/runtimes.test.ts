@@ -39,6 +39,7 @@ function expectOk(what: string, r: SpawnSyncReturns<string>, okLine: RegExp): vo
   if (!passed) throw new Error(`${what} smoke test failed (expected exit 0 and a line matching ${okLine})\n${describeRun(what, r)}`);
   expect(r.status).toBe(0);
   expect(r.stdout).toMatch(okLine);
+  expect(r.stdout).toMatch(/into another core and back ok/);
 }
 
 function requireDist(): void {

@@ -1,7 +1,8 @@
 // The runtime smoke test shared by Deno, Bun and the browser: builds one
 // table with apache-arrow, exports it as an ArrowDeviceArray, imports it back
-// in copy and in view mode, checks the values and that the core's allocated
-// bytes return to where they started.
+// in copy and in view mode, and through a second core seen as another wasm
+// module (into it and back from it), checks the values and that the
+// allocated bytes return to where they started.
 //
 // It uses only the two modules it is given (no Node, Deno or DOM APIs), so
 // the same file runs in every runtime:
@@ -144,6 +145,26 @@ export async function smoke(arrow, load) {
       try { imp?.release(); } catch (e) { failures.push(`${mode}: import release threw ${e}`); }
       try { exp?.release(); } catch (e) { failures.push(`${mode}: export release threw ${e}`); }
     }
+  }
+  // Another wasm module: a second core, its memory, table and allocator seen
+  // as a foreign module's. The batch is exported into it ({ into }: its
+  // allocator, our callbacks as wasm functions in its table) and imported
+  // back from it ({ from }: the trampoline checks each call).
+  try {
+    const other = await load();
+    const into = acd.foreign({ name: 'another core', memory: other.memory, table: other.core.table,
+      malloc: (n) => other.core.alloc(n), free: (p) => other.core.free(p) });
+    const exp = acd.exportBatch(source, { into });
+    const imp = acd.importBatch(exp.schema, exp.array, { from: into, validate: 'full' });
+    const before = failures.length;
+    failures.push(...checkBatch(arrow, imp.value, source, 'foreign'));
+    imp.release();
+    exp.release();
+    if (into.bytesAllocated() !== 0) failures.push(`foreign: ${into.bytesAllocated()} bytes left in the other core`);
+    if (other.bytesAllocated() !== 0) failures.push(`foreign: the other core counts ${other.bytesAllocated()} bytes`);
+    if (failures.length === before) notes.push('into another core and back ok');
+  } catch (e) {
+    failures.push(`foreign: threw ${e?.stack ?? e}`);
   }
   const end = acd.bytesAllocated();
   const summary = `${ROWS} rows x ${COLUMNS.length} columns (${COLUMNS.map(([, t]) => t).join(', ')}); `
