@@ -313,6 +313,48 @@ describe('exporting into it (issue 11, item 3 in part)', () => {
     expect(acd.bytesAllocated()).toBe(0);
   });
 
+  test('a pull stream: its C code drains it through our callbacks in its table, and releases it', () => {
+    const { p, into } = target();
+    const batches = [0, 1, 2].map((b) => arrow.tableFromArrays({ a: Int32Array.from([b, b * 10, b * 100]), s: ['x', 'y', 'z'] }).batches[0]);
+    const slots = p.__indirect_function_table.length;
+    const stream = acd.exportArrayStream(batches, { into });
+    expect(stream.space).toBe(into.space);
+    expect(p.drain_stream(stream.ptr)).toBe(0n + 0n + 0n + 1n + 10n + 100n + 2n + 20n + 200n);
+    expect(into.space.structs.ptr('ArrowArrayStream', stream.ptr, 'release')).toBe(0);
+    stream.release();
+    expect(into.bytesAllocated()).toBe(0);
+    // The stream's four callbacks (and the two of the structs) took slots once; a second stream reuses the stream's.
+    const again = acd.exportArrayStream(batches, { into });
+    expect(p.drain_stream(again.ptr)).toBe(333n);
+    again.release();
+    expect(p.__indirect_function_table.length).toBe(slots + 4 + 2);
+    expect(into.bytesAllocated()).toBe(0);
+  });
+
+  test("a stream whose source fails: get_next's code and message reach its C code", () => {
+    const { p, into } = target();
+    const good = arrow.tableFromArrays({ a: Int32Array.from([1, 2]) }).batches[0];
+    const source = (function* () {
+      yield good;
+      throw new Error('the source broke');
+    })();
+    const stream = acd.exportArrayStream(source, { into });
+    expect(p.drain_stream(stream.ptr)).toBe(-BigInt(EIO));
+    const at = p.consumer_message_ptr();
+    const message = new TextDecoder().decode(into.space.bytes.subarray(at, into.space.bytes.indexOf(0, at)));
+    expect(message).toBe('the source broke');
+    stream.release();
+    expect(into.bytesAllocated()).toBe(0);
+  });
+
+  test('a stream not consumed: release() of its handle calls its release through the table', () => {
+    const { into } = target();
+    const stream = acd.exportDeviceArrayStream([arrow.tableFromArrays({ a: Int32Array.from([1]) }).batches[0]], { into });
+    stream.release();
+    expect(into.bytesAllocated()).toBe(0);
+    expect(error(() => acd.exportDeviceArrayStream([], { into, device: 'cuda:0', schema: new arrow.Schema([new arrow.Field('a', new arrow.Int32())]) })).code).toBe(ENOSYS);
+  });
+
   test('a module without an allocator or a table cannot be exported into, and says why', () => {
     const memory = new WebAssembly.Memory({ initial: 1 });
     const noAlloc = acd.foreign({ memory, table: new WebAssembly.Table({ initial: 1, element: 'anyfunc' }) }, 'bare');

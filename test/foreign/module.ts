@@ -25,6 +25,8 @@ export interface Producer {
   hash_utf8(schema: number, array: number): number;
   sum_device_int32(schema: number, device: number): bigint;
   make_stream(batches: bigint, failAt: bigint): number;
+  drain_stream(stream: number): bigint;
+  consumer_message_ptr(): number;
 }
 
 let wasm: Uint8Array | undefined;

@@ -243,3 +243,37 @@ EXPORT(make_stream) struct ArrowArrayStream* make_stream(int64_t batches, int64_
   s->private_data = st;
   return s;
 }
+
+// ---- consuming a stream arrow-c-device exported into this module ----------------
+
+static char consumer_message[256];
+
+EXPORT(consumer_message_ptr) const char* consumer_message_ptr(void) { return consumer_message; }
+
+// Pulls every batch of a stream of record batches whose first column is
+// int32, sums that column, and releases each batch, the schema and the
+// stream, as a C consumer does. Returns the sum, or -(error code) with
+// get_last_error's message in consumer_message.
+EXPORT(drain_stream) int64_t drain_stream(struct ArrowArrayStream* stream) {
+  struct ArrowSchema schema;
+  int64_t sum = 0;
+  int code = stream->get_schema(stream, &schema);
+  if (code == 0) {
+    int ok = strcmp(schema.format, "+s") == 0 && schema.n_children > 0 && strcmp(schema.children[0]->format, "i") == 0;
+    schema.release(&schema);
+    if (!ok) code = EINVAL;
+  }
+  while (code == 0) {
+    struct ArrowArray batch;
+    code = stream->get_next(stream, &batch);
+    if (code != 0 || batch.release == NULL) break;
+    sum += sum_node(batch.children[0]);
+    batch.release(&batch);
+  }
+  if (code != 0) {
+    const char* m = stream->get_last_error(stream);
+    strncpy(consumer_message, m ? m : "(no message)", sizeof consumer_message - 1);
+  }
+  stream->release(stream);
+  return code != 0 ? -code : sum;
+}

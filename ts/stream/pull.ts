@@ -13,29 +13,34 @@ import type { ImportOptions } from '../exchange/options.js';
 import { importBatch } from '../arrow-js/import.js';
 import { importDeviceBatch } from '../device/exchange.js';
 import { toArrowSchema } from '../arrow-js/arrow-types.js';
-import type { Core, CoreRef } from '../abi/core.js';
-import { ArrowCDeviceError, EINVAL, EIO, ENOSYS } from '../abi/errors.js';
+import type { CoreRef } from '../abi/core.js';
+import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
 import { writeSchema } from '../model/schema.js';
 import { constants } from '../abi/generated/layout.js';
 import { Handle } from '../abi/handles.js';
+import type { AddressSpace } from '../abi/address-space.js';
+import type { ForeignModule } from '../foreign/module.js';
 import {
-  batchField, checkBatch, CPU, markEnd, schemaField, sourceSchema, streamDevice, writeDeviceBatch, writePlainBatch,
+  CPU, markEnd, streamDevice, writeDeviceBatch, writePlainBatch,
   type Device, type DeviceSpec,
 } from './batches.js';
 import { coreCalls, foreignCalls, STREAM_STRUCT, type PullCalls, type StreamKind } from './pull-calls.js';
-import { failure, streamRuntime, type PullCallbacks } from './runtime.js';
-import type { Field } from '../model/types.js';
+import { openSource, PullProducer, type PullSink, type SyncBatchSource } from './producer.js';
+import { exportStreamInto, intoSink } from './into.js';
+import { failure, streamRuntime } from './runtime.js';
 
 /** 'array': ArrowArrayStream (CPU arrays); 'device': ArrowDeviceArrayStream. */
 export type { StreamKind } from './pull-calls.js';
 
-export type SyncBatchSource = arrow.Table | arrow.RecordBatchReader | Iterable<arrow.RecordBatch>;
+export type { SyncBatchSource } from './producer.js';
 
 export interface StreamExportOptions {
   /** The stream's schema; by default the first batch's (or the Table's / reader's when there is none). */
   schema?: arrow.Schema;
   /** Device streams: where the batches are exported ('cpu', default; 'cuda:1', { type: 'rocm', id: 2 }, ...). */
   device?: DeviceSpec | Device;
+  /** Another module (acd.foreign()) to export the stream into: its memory, its table (CPU arrays only). */
+  into?: ForeignModule;
 }
 
 /** The struct of each kind of stream. */
@@ -48,120 +53,34 @@ const RUNTIME_KIND = { array: 'arrayStream', device: 'deviceArrayStream' } as co
  * stream's release callback and frees the struct.
  */
 export class ExportedStream extends Handle {
-  constructor(core: Core, readonly ptr: number, readonly kind: StreamKind) {
+  /** Where the struct lives: the core's memory, or another module's (an export { into } it). */
+  readonly space: AddressSpace;
+
+  constructor(owner: { readonly space: AddressSpace }, readonly ptr: number, readonly kind: StreamKind, onRelease?: () => void) {
+    const space = owner.space;
     super(() => {
-      const s = core.stream;
-      if (kind === 'array') s.arrayStreamRelease(ptr);
-      else s.deviceArrayStreamRelease(ptr);
-      core.free(ptr);
+      space.release(STREAM_STRUCT[kind], ptr);
+      space.allocator!.free(ptr);
+      onRelease?.();
     });
+    this.space = space;
   }
 }
 
 // ---- producing ----------------------------------------------------------------------
 
-/** An iterator over a sync source and the stream's schema. */
-function openSource(source: SyncBatchSource, schema: arrow.Schema | undefined): { iterator: Iterator<arrow.RecordBatch>; first: arrow.RecordBatch | null; field: Field } {
-  if (source instanceof arrow.RecordBatchReader && !source.isSync()) {
-    throw new ArrowCDeviceError('source: an async RecordBatchReader cannot feed a pull stream; use the async device stream', EINVAL);
-  }
-  const iterable: Iterable<arrow.RecordBatch> = source instanceof arrow.Table ? source.batches : source;
-  if (typeof (iterable as Partial<Iterable<unknown>>)[Symbol.iterator] !== 'function') {
-    throw new ArrowCDeviceError('source: expected a Table, a RecordBatchReader or an iterable of RecordBatches', EINVAL);
-  }
-  const iterator = iterable[Symbol.iterator]();
-  // One batch of read-ahead: its Data gives the exact types of the schema.
-  const r = schema === undefined ? iterator.next() : undefined;
-  const first = r === undefined || r.done ? null : r.value;
-  const known = schema ?? sourceSchema(source);
-  if (first === null && known === undefined) {
-    throw new ArrowCDeviceError('source: it has no batch and no schema; pass options.schema', EINVAL);
-  }
-  return { iterator, first: r === undefined ? null : first, field: first !== null ? batchField(first) : schemaField(known!) };
-}
-
-/** The callbacks of a stream made in TypeScript over a sync source. */
-class PullProducer implements PullCallbacks {
-  private errorPtr = 0;
-  private failed: { code: number; message: string } | null = null;
-  private ended = false;
-  private index = 0;
-  private pending: arrow.RecordBatch | null;
-
-  constructor(private readonly acd: CoreRef, private readonly kind: StreamKind, readonly field: Field,
-    private readonly iterator: Iterator<arrow.RecordBatch>, first: arrow.RecordBatch | null, private readonly device: Device) {
-    this.pending = first;
-  }
-
-  getSchema(out: number): number {
-    this.clearError();
-    try {
-      writeSchema(this.acd.core, out, this.field);
-      return 0;
-    } catch (e) {
-      return this.setError(failure(e), 'get_schema');
-    }
-  }
-
-  getNext(out: number): number {
-    this.clearError();
-    // After a failure the stream keeps failing the same way.
-    if (this.failed !== null) return this.setError(this.failed);
-    markEnd(this.acd, out, this.kind === 'device');
-    try {
-      const batch = this.take();
-      if (batch === null) return 0; // the end: a released array and 0
-      checkBatch(this.field, batch);
-      if (this.kind === 'device') writeDeviceBatch(this.acd, out, batch, this.field, this.device);
-      else writePlainBatch(this.acd, out, batch, this.field);
-      this.index++;
-      return 0;
-    } catch (e) {
-      markEnd(this.acd, out, this.kind === 'device');
-      const f = failure(e);
-      this.failed = { code: f.code === 0 ? EIO : f.code, message: f.message };
-      return this.setError(this.failed);
-    }
-  }
-
-  getLastError(): number {
-    return this.errorPtr;
-  }
-
-  release(): void {
-    this.clearError();
-    if (!this.ended) {
-      this.ended = true;
-      this.iterator.return?.();
-    }
-  }
-
-  private take(): arrow.RecordBatch | null {
-    if (this.ended) return null;
-    if (this.pending !== null) {
-      const b = this.pending;
-      this.pending = null;
-      return b;
-    }
-    const r = this.iterator.next();
-    if (r.done) {
-      this.ended = true;
-      return null;
-    }
-    return r.value;
-  }
-
-  private clearError(): void {
-    if (this.errorPtr !== 0) this.acd.core.free(this.errorPtr);
-    this.errorPtr = 0;
-  }
-
-  /** Keeps the message for get_last_error (valid until the next call). */
-  private setError(f: { code: number; message: string }, prefix?: string): number {
-    this.clearError();
-    this.errorPtr = streamRuntime(this.acd.core).cString(prefix ? `${prefix}: ${f.message}` : f.message);
-    return f.code;
-  }
+/** The core's memory as a PullSink. */
+function coreSink(acd: CoreRef, kind: StreamKind, device: Device): PullSink {
+  return {
+    writeSchema: (out, field) => writeSchema(acd.core, out, field),
+    writeBatch: (out, batch, field) => {
+      if (kind === 'device') writeDeviceBatch(acd, out, batch, field, device);
+      else writePlainBatch(acd, out, batch, field);
+    },
+    markEnd: (out) => markEnd(acd, out, kind === 'device'),
+    cString: (message) => streamRuntime(acd.core).cString(message),
+    free: (ptr) => acd.core.free(ptr),
+  };
 }
 
 function exportStream(acd: CoreRef, kind: StreamKind, source: SyncBatchSource, options: StreamExportOptions): ExportedStream {
@@ -171,7 +90,10 @@ function exportStream(acd: CoreRef, kind: StreamKind, source: SyncBatchSource, o
     throw new ArrowCDeviceError(`device: an ArrowArrayStream carries CPU arrays, found ${device.name}`, EINVAL);
   }
   const { iterator, first, field } = openSource(source, options.schema);
-  const producer = new PullProducer(acd, kind, field, iterator, first, device);
+  if (options.into !== undefined) {
+    return new ExportedStream(options.into, exportStreamInto(options.into, kind, device, new PullProducer(intoSink(options.into, kind), field, iterator, first)), kind);
+  }
+  const producer = new PullProducer(coreSink(acd, kind, device), field, iterator, first);
   const ptr = core.alloc(core.structs.size(STREAM_STRUCT[kind]));
   if (kind === 'device') core.view.setInt32(ptr + core.structs.offsetOf('ArrowDeviceArrayStream', 'device_type'), device.type, true);
   streamRuntime(core).register(RUNTIME_KIND[kind], ptr, producer);
