@@ -17,10 +17,14 @@ import {
 } from './device/exchange.js';
 import type { DeviceResident } from './device/resident.js';
 import { exportRaw } from './exchange/export.js';
-import type { ExportedArray, ExportedSchema, Imported, ImportedSchema } from './exchange/handles.js';
+import { ImportedSchema, type ExportedArray, type ExportedSchema, type Imported } from './exchange/handles.js';
 import { importRaw, importSchema } from './exchange/import.js';
 import type { ForeignSource, ImportOptions, RawImport } from './exchange/options.js';
 import { ForeignModule, type ForeignModuleOptions, type ModuleExports } from './foreign/module.js';
+import {
+  ARROW_C_ARRAY, ARROW_C_DEVICE_ARRAY, ARROW_C_DEVICE_STREAM, ARROW_C_SCHEMA, ARROW_C_STREAM, descriptorOf,
+  type ArrowCDescriptor, type ArrowCProvider,
+} from './exchange/protocol.js';
 import type { RawArray } from './model/raw.js';
 import type { Field, Schema } from './model/types.js';
 import { AsyncStreamConsumer, produceAsync, type AsyncBatchSource, type AsyncConsumerOptions, type ProduceAsyncOptions, type ProducerStats } from './stream/async.js';
@@ -116,7 +120,8 @@ export class ArrowCDevice {
    * this library's memory (the source is marked released) and reads it. On
    * failure nothing is moved or released: the caller still owns the struct.
    */
-  importSchema(ptr: number, options: { from?: ForeignSource } = {}): ImportedSchema {
+  importSchema(ptr: number | ArrowCProvider, options: { from?: ForeignSource } = {}): ImportedSchema {
+    if (isProvider(ptr)) return this.viaProtocol(ptr, ARROW_C_SCHEMA, 'importSchema', options, (d, o) => importSchema(this.core, d.schema, o.from));
     return importSchema(this.core, ptr, options.from);
   }
 
@@ -125,8 +130,11 @@ export class ArrowCDevice {
    * given as an address) and imports it as a record batch. On failure nothing
    * is moved or released.
    */
-  importBatch(schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<arrow.RecordBatch> {
-    return importBatch(this.core, schema, array, options);
+  importBatch(provider: ArrowCProvider, options?: ImportOptions): Imported<arrow.RecordBatch>;
+  importBatch(schema: number | ImportedSchema, array: number, options?: ImportOptions): Imported<arrow.RecordBatch>;
+  importBatch(schema: number | ImportedSchema | ArrowCProvider, array?: number | ImportOptions, options: ImportOptions = {}): Imported<arrow.RecordBatch> {
+    if (isProvider(schema)) return this.viaProtocol(schema, ARROW_C_ARRAY, 'importBatch', array as ImportOptions | undefined, (d, o) => importBatch(this.core, d.schema, d.array!, o));
+    return importBatch(this.core, schema, array as number, options);
   }
 
   /**
@@ -148,8 +156,11 @@ export class ArrowCDevice {
    * as a raw array (its C buffers and children, as views or copies by mode):
    * the lossless path, for types apache-arrow lacks too.
    */
-  importRaw(schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<RawImport> {
-    return importRaw(this.core, schema, array, options);
+  importRaw(provider: ArrowCProvider, options?: ImportOptions): Imported<RawImport>;
+  importRaw(schema: number | ImportedSchema, array: number, options?: ImportOptions): Imported<RawImport>;
+  importRaw(schema: number | ImportedSchema | ArrowCProvider, array?: number | ImportOptions, options: ImportOptions = {}): Imported<RawImport> {
+    if (isProvider(schema)) return this.viaProtocol(schema, ARROW_C_ARRAY, 'importRaw', array as ImportOptions | undefined, (d, o) => importRaw(this.core, d.schema, d.array!, o));
+    return importRaw(this.core, schema, array as number, options);
   }
 
   /** Like importRaw, for an ArrowDeviceArray (non-CPU arrays: options.device 'copy' (default) or 'reject'). */
@@ -158,8 +169,45 @@ export class ArrowCDevice {
   }
 
   /** Takes ownership of an ArrowArray of any type and imports it as a Vector. */
-  importVector(schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<arrow.Vector> {
-    return importVector(this.core, schema, array, options);
+  importVector(provider: ArrowCProvider, options?: ImportOptions): Imported<arrow.Vector>;
+  importVector(schema: number | ImportedSchema, array: number, options?: ImportOptions): Imported<arrow.Vector>;
+  importVector(schema: number | ImportedSchema | ArrowCProvider, array?: number | ImportOptions, options: ImportOptions = {}): Imported<arrow.Vector> {
+    if (isProvider(schema)) return this.viaProtocol(schema, ARROW_C_ARRAY, 'importVector', array as ImportOptions | undefined, (d, o) => importVector(this.core, d.schema, d.array!, o));
+    return importVector(this.core, schema, array as number, options);
+  }
+
+  /** The device-array form of the protocol: like importDeviceRaw on a provider's arrow.c_device_array. */
+  importDeviceRawFrom(provider: ArrowCProvider, options: DeviceImportOptions = {}): Imported<RawImport> {
+    return this.viaProtocol(provider, ARROW_C_DEVICE_ARRAY, 'importDeviceRawFrom', options, (d, o) => importDeviceRaw(this.core, d.schema, d.array!, o));
+  }
+
+  /**
+   * Runs an import on what a provider hands over by the protocol
+   * (docs/protocol.md): structs in another memory are imported { from } it;
+   * the descriptor is released after, which frees what the import did not
+   * move out (all of it, when the import failed).
+   */
+  private viaProtocol<T, O extends { from?: ForeignSource }>(provider: ArrowCProvider, symbol: symbol, what: string, options: O | undefined,
+    run: (d: ArrowCDescriptor, options: O) => T): T {
+    const d = descriptorOf(provider, symbol, what);
+    try {
+      const o = (options ?? {}) as O;
+      return run(d, d.memory === this.core.memory || o.from !== undefined ? o : { ...o, from: this.foreignOf(d) });
+    } finally {
+      d.release();
+    }
+  }
+
+  #foreign = new WeakMap<WebAssembly.Memory, ForeignModule>();
+
+  /** One ForeignModule per memory a provider hands structs in. */
+  private foreignOf(d: ArrowCDescriptor): ForeignModule {
+    let f = this.#foreign.get(d.memory);
+    if (f === undefined) {
+      f = new ForeignModule({ name: "the provider's module", memory: d.memory, table: d.table });
+      this.#foreign.set(d.memory, f);
+    }
+    return f;
   }
 
   // ---- streams (ts/stream/) -------------------------------------------------
@@ -179,12 +227,14 @@ export class ArrowCDevice {
   }
 
   /** Takes ownership of the ArrowArrayStream at ptr and reads it as apache-arrow batches (sync and async iterable). */
-  importArrayStream(ptr: number, options?: StreamImportOptions): StreamReader {
+  importArrayStream(ptr: number | ArrowCProvider, options?: StreamImportOptions): StreamReader {
+    if (isProvider(ptr)) return this.viaProtocol(ptr, ARROW_C_STREAM, 'importArrayStream', options, (d, o) => importArrayStream(this, d.stream!, o));
     return importArrayStream(this, ptr, options);
   }
 
   /** Like importArrayStream, for an ArrowDeviceArrayStream (batches off the CPU are copied to the host by default). */
-  importDeviceArrayStream(ptr: number, options?: StreamImportOptions): StreamReader {
+  importDeviceArrayStream(ptr: number | ArrowCProvider, options?: StreamImportOptions): StreamReader {
+    if (isProvider(ptr)) return this.viaProtocol(ptr, ARROW_C_DEVICE_STREAM, 'importDeviceArrayStream', options, (d, o) => importDeviceArrayStream(this, d.stream!, o));
     return importDeviceArrayStream(this, ptr, options);
   }
 
@@ -228,4 +278,9 @@ export class ArrowCDevice {
   syncDeviceArray(ptr: number): void {
     syncDeviceArray(this.core, ptr);
   }
+}
+
+/** Whether x is a protocol provider rather than an address or an ImportedSchema. */
+function isProvider(x: unknown): x is ArrowCProvider {
+  return typeof x === 'object' && x !== null && !(x instanceof ImportedSchema);
 }

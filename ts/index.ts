@@ -24,6 +24,7 @@ export { readField } from './model/schema.js';
 export { readRaw } from './model/raw.js';
 export { ForeignModule, partsFromExports, type ForeignModuleOptions, type ModuleExports } from './foreign/module.js';
 export type { ForeignSource } from './exchange/options.js';
+export { ARROW_C_ARRAY, ARROW_C_DEVICE_ARRAY, ARROW_C_DEVICE_STREAM, ARROW_C_SCHEMA, ARROW_C_STREAM, type ArrowCDescriptor, type ArrowCProvider } from './exchange/protocol.js';
 export { ArrowCDeviceError, EBUSY, EINVAL, EIO, ENODEV, ENOMEM, ENOSYS, EOVERFLOW, ERANGE, errnoName } from './abi/errors.js';
 export * as types from './model/types.js';
 export type { DataType, Field, Metadata, Schema, TimeUnit } from './model/types.js';

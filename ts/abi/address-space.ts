@@ -97,6 +97,8 @@ export interface MemorySpaceOptions {
   allocator?: Allocator | null;
   /** How structs are released here; by default through `table` (releaseThrough). */
   release?: (struct: ReleasableStruct, ptr: number) => number;
+  /** The WebAssembly.Table behind `table`, handed to others with the structs (docs/protocol.md). */
+  wasmTable?: WebAssembly.Table | null;
 }
 
 /** A space over a wasm instance's linear memory, which may grow (views are renewed then). */
@@ -107,6 +109,8 @@ export class MemorySpace implements AddressSpace {
   readonly table: FunctionTable | null;
   readonly allocator: Allocator | null;
   readonly structs: StructReader;
+  /** The WebAssembly.Table its function pointers index (null when not given). */
+  readonly wasmTable: WebAssembly.Table | null;
   #u8: Uint8Array;
   #dv: DataView;
   readonly #release: ((struct: ReleasableStruct, ptr: number) => number) | undefined;
@@ -117,6 +121,7 @@ export class MemorySpace implements AddressSpace {
     this.memory = options.memory;
     this.table = options.table ?? null;
     this.allocator = options.allocator ?? null;
+    this.wasmTable = options.wasmTable ?? null;
     this.#release = options.release;
     this.#u8 = new Uint8Array(this.memory.buffer);
     this.#dv = new DataView(this.memory.buffer);

@@ -110,6 +110,7 @@ export class Core {
       table,
       allocator: { alloc: (size) => this.alloc(size), free: (ptr) => this.free(ptr) },
       release: (struct, ptr) => this.release(struct, ptr),
+      wasmTable: m.asm.__indirect_function_table,
     });
   }
 

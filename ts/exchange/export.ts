@@ -51,7 +51,7 @@ export function exportWith(core: Core, field: Field, struct: 'ArrowArray' | 'Arr
     core.free(array);
     throw e;
   }
-  return new ExportedArray(core, schema, array);
+  return new ExportedArray(core, schema, array, struct);
 }
 
 /**
@@ -99,7 +99,7 @@ export function exportInto(into: ForeignModule, field: Field, raw: RawArray, str
     into.space.allocator!.free(array);
     throw e;
   }
-  return new ExportedArray(into, schema, array);
+  return new ExportedArray(into, schema, array, struct);
 }
 
 function allocIn(into: ForeignModule, size: number): number {

@@ -7,6 +7,7 @@ import type { AddressSpace } from '../abi/address-space.js';
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { Handle } from '../abi/handles.js';
+import { ARROW_C_ARRAY, ARROW_C_DEVICE_ARRAY, ARROW_C_SCHEMA, handOver, type ArrowCDescriptor } from './protocol.js';
 import { readField } from '../model/schema.js';
 import type { Field, Schema } from '../model/types.js';
 
@@ -14,6 +15,9 @@ import type { Field, Schema } from '../model/types.js';
 export interface ExportOwner {
   readonly space: AddressSpace;
 }
+
+type HandOverSpace = Parameters<typeof handOver>[0];
+const tableOf = (space: AddressSpace) => (space as { wasmTable?: WebAssembly.Table | null }).wasmTable ?? null;
 
 /** An ArrowSchema this library produced at `ptr`, in the core's memory or in another module's (`space`). */
 export class ExportedSchema extends Handle {
@@ -23,6 +27,12 @@ export class ExportedSchema extends Handle {
     const space = owner.space;
     super(() => { space.release('ArrowSchema', ptr); space.allocator!.free(ptr); });
     this.space = space;
+  }
+
+  /** The protocol (docs/protocol.md): hands the schema over, moved into a descriptor the caller owns. */
+  [ARROW_C_SCHEMA](): ArrowCDescriptor {
+    if (this.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
+    return handOver(this.space as HandOverSpace, tableOf(this.space), [['ArrowSchema', this.ptr, 'schema']]);
   }
 }
 
@@ -35,7 +45,8 @@ export class ExportedSchema extends Handle {
 export class ExportedArray extends Handle {
   readonly space: AddressSpace;
 
-  constructor(owner: ExportOwner, readonly schema: number, readonly array: number) {
+  /** `struct`: what `array` is, an ArrowArray (default) or an ArrowDeviceArray. */
+  constructor(owner: ExportOwner, readonly schema: number, readonly array: number, readonly struct: 'ArrowArray' | 'ArrowDeviceArray' = 'ArrowArray') {
     const space = owner.space;
     super(() => {
       space.release('ArrowSchema', schema);
@@ -44,6 +55,22 @@ export class ExportedArray extends Handle {
       space.allocator!.free(array);
     });
     this.space = space;
+  }
+
+  /** The protocol (docs/protocol.md): the schema and the ArrowArray, moved into a descriptor the caller owns. */
+  [ARROW_C_ARRAY](): ArrowCDescriptor {
+    return this.handOver('ArrowArray', 'arrow.c_array');
+  }
+
+  /** The protocol: the schema and the ArrowDeviceArray (an export made as one), moved into a descriptor. */
+  [ARROW_C_DEVICE_ARRAY](): ArrowCDescriptor {
+    return this.handOver('ArrowDeviceArray', 'arrow.c_device_array');
+  }
+
+  private handOver(struct: 'ArrowArray' | 'ArrowDeviceArray', method: string): ArrowCDescriptor {
+    if (this.released) throw new ArrowCDeviceError('array: used after release()', EINVAL);
+    if (struct !== this.struct) throw new ArrowCDeviceError(`${method}: this export is an ${this.struct}`, EINVAL);
+    return handOver(this.space as HandOverSpace, tableOf(this.space), [['ArrowSchema', this.schema, 'schema'], [struct, this.array, 'array']]);
   }
 }
 

@@ -113,7 +113,7 @@ export class ForeignModule {
         },
       };
     }
-    this.space = new MemorySpace({ name: owner, memory: parts.memory, layout: wasm32, table: functions, allocator });
+    this.space = new MemorySpace({ name: owner, memory: parts.memory, layout: wasm32, table: functions, allocator, wasmTable: this.table });
   }
 
   /** Bytes this library allocated in the module (exports into it) and has not freed yet. */

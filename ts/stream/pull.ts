@@ -20,6 +20,7 @@ import { constants } from '../abi/generated/layout.js';
 import { Handle } from '../abi/handles.js';
 import type { AddressSpace } from '../abi/address-space.js';
 import type { ForeignModule } from '../foreign/module.js';
+import { ARROW_C_DEVICE_STREAM, ARROW_C_STREAM, handOver, type ArrowCDescriptor } from '../exchange/protocol.js';
 import {
   CPU, markEnd, streamDevice, writeDeviceBatch, writePlainBatch,
   type Device, type DeviceSpec,
@@ -64,6 +65,23 @@ export class ExportedStream extends Handle {
       onRelease?.();
     });
     this.space = space;
+  }
+
+  /** The protocol (docs/protocol.md): the ArrowArrayStream, moved into a descriptor the caller owns. */
+  [ARROW_C_STREAM](): ArrowCDescriptor {
+    return this.handOver('array', 'arrow.c_stream');
+  }
+
+  /** The protocol: the ArrowDeviceArrayStream, moved into a descriptor the caller owns. */
+  [ARROW_C_DEVICE_STREAM](): ArrowCDescriptor {
+    return this.handOver('device', 'arrow.c_device_stream');
+  }
+
+  private handOver(kind: StreamKind, method: string): ArrowCDescriptor {
+    if (this.released) throw new ArrowCDeviceError('stream: used after release()', EINVAL);
+    if (kind !== this.kind) throw new ArrowCDeviceError(`${method}: this export is an ${STREAM_STRUCT[this.kind]}`, EINVAL);
+    const table = (this.space as { wasmTable?: WebAssembly.Table | null }).wasmTable ?? null;
+    return handOver(this.space as Parameters<typeof handOver>[0], table, [[STREAM_STRUCT[kind], this.ptr, 'stream']]);
   }
 }
 

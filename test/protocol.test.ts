@@ -1,0 +1,97 @@
+// Issue 11, item 5 (in part): the JS exchange protocol (docs/protocol.md).
+// Export handles hand their structs over under Symbol.for('arrow.c_array')
+// and the other well-known symbols, in a descriptor that names the memory
+// and table; imports take any object that offers them, from the core's
+// memory or from another module's.
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import * as arrow from 'apache-arrow';
+import { EINVAL } from '../ts/abi/errors.js';
+import { ArrowCDevice } from '../ts/api.js';
+import { ARROW_C_ARRAY, ARROW_C_SCHEMA, ARROW_C_STREAM, type ArrowCProvider } from '../ts/exchange/protocol.js';
+import { libraryError as error } from './helpers.js';
+
+let acd: ArrowCDevice;
+beforeAll(async () => { acd = await ArrowCDevice.load(); });
+
+const batch = (k = 1) => arrow.tableFromArrays({ a: Int32Array.from([k, k + 1, k + 2]), s: ['x', null, 'z'] }).batches[0];
+const rows = (b: arrow.RecordBatch) => b.toArray().map((r) => r.toJSON());
+
+describe('the protocol', () => {
+  test('the symbols are the well-known ones', () => {
+    expect(ARROW_C_ARRAY).toBe(Symbol.for('arrow.c_array'));
+    expect(ARROW_C_SCHEMA).toBe(Symbol.for('arrow.c_schema'));
+    expect(ARROW_C_STREAM).toBe(Symbol.for('arrow.c_stream'));
+  });
+
+  test('an export hands its structs over once; an import takes the export itself', () => {
+    const e = acd.exportBatch(batch());
+    const b = acd.importBatch(e as unknown as ArrowCProvider);
+    expect(rows(b.value)).toEqual(rows(batch()));
+    b.release();
+    expect(error(() => e[Symbol.for('arrow.c_array') as typeof ARROW_C_ARRAY]()).message).toBe('ArrowSchema: handed over or moved out already');
+    e.release();
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test('the descriptor names the memory and table; unconsumed, its release() frees everything', () => {
+    const e = acd.exportBatch(batch());
+    const d = e[ARROW_C_ARRAY]();
+    expect(d.memory).toBe(acd.memory);
+    expect(d.table).toBe(acd.core.table);
+    expect(d.schema).not.toBe(e.schema);
+    expect(acd.core.structs.ptr('ArrowArray', e.array, 'release')).toBe(0); // moved into the descriptor's
+    d.release();
+    d.release(); // idempotent
+    e.release();
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test('any object offering the method will do; in another memory it is imported { from } it', async () => {
+    const other = await ArrowCDevice.load();
+    const into = acd.foreign({ memory: other.memory, table: other.core.table, malloc: (n) => other.core.alloc(n), free: (p) => other.core.free(p) }, 'other');
+    const e = acd.exportBatch(batch(7), { into });
+    const provider = { [Symbol.for('arrow.c_array')]: () => e[ARROW_C_ARRAY]() };
+    const b = acd.importBatch(provider as ArrowCProvider, { validate: 'full' });
+    expect(rows(b.value)).toEqual(rows(batch(7)));
+    b.release();
+    e.release();
+    expect(into.bytesAllocated()).toBe(0);
+    expect(other.bytesAllocated()).toBe(0);
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test('streams and schemas', () => {
+    const s = acd.exportArrayStream([batch(1), batch(4)]);
+    const reader = acd.importArrayStream(s as unknown as ArrowCProvider);
+    expect(reader.readAll().map(rows)).toEqual([rows(batch(1)), rows(batch(4))]);
+    reader.release();
+    s.release();
+    const schema = acd.exportSchema(batch().schema);
+    const imported = acd.importSchema(schema as unknown as ArrowCProvider);
+    expect(imported.field.type.kind).toBe('struct');
+    imported.release();
+    schema.release();
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test('a failed import releases the descriptor: nothing leaks', () => {
+    const e = acd.exportBatch(batch());
+    const d = e[ARROW_C_ARRAY]();
+    acd.core.structs.setI64('ArrowArray', d.array!, 'length', -1);
+    const err = error(() => acd.importBatch({ [Symbol.for('arrow.c_array')]: () => d } as ArrowCProvider));
+    expect(err.code).toBe(EINVAL);
+    e.release();
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test('an object without the method, or an export of the other kind, is refused clearly', () => {
+    expect(error(() => acd.importBatch({} as ArrowCProvider)).message).toBe("importBatch: the object has no [Symbol.for('arrow.c_array')]() method");
+    const e = acd.exportDeviceBatch(batch());
+    expect(error(() => e[ARROW_C_ARRAY]()).message).toBe('arrow.c_array: this export is an ArrowDeviceArray');
+    const raw = acd.importDeviceRawFrom(e as unknown as ArrowCProvider);
+    expect(raw.value.array.children[0].length).toBe(3);
+    raw.release();
+    e.release();
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+});

@@ -1,0 +1,104 @@
+// The JS exchange protocol (docs/protocol.md), after Python's PyCapsule
+// interface: an object that holds Arrow data offers it under well-known
+// symbols; each call hands the caller freshly moved structs, in a
+// descriptor that says which memory (and table) their addresses belong to.
+// The caller owns what it receives; a descriptor it does not consume is
+// released by its release() (or, as a backstop, when it is collected).
+
+import type { AddressSpace, ReleasableStruct } from '../abi/address-space.js';
+import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
+
+export const ARROW_C_SCHEMA: unique symbol = Symbol.for('arrow.c_schema') as never;
+export const ARROW_C_ARRAY: unique symbol = Symbol.for('arrow.c_array') as never;
+export const ARROW_C_DEVICE_ARRAY: unique symbol = Symbol.for('arrow.c_device_array') as never;
+export const ARROW_C_STREAM: unique symbol = Symbol.for('arrow.c_stream') as never;
+export const ARROW_C_DEVICE_STREAM: unique symbol = Symbol.for('arrow.c_device_stream') as never;
+
+/** What a protocol method returns: structs the caller now owns, and where they live. */
+export interface ArrowCDescriptor {
+  readonly memory: WebAssembly.Memory;
+  /** The table their callbacks are in (null: none can be called from outside). */
+  readonly table: WebAssembly.Table | null;
+  readonly schema: number;
+  /** An ArrowArray (arrow.c_array) or ArrowDeviceArray (arrow.c_device_array). */
+  readonly array?: number;
+  /** An ArrowArrayStream (arrow.c_stream) or ArrowDeviceArrayStream (arrow.c_device_stream). */
+  readonly stream?: number;
+  /** Releases whatever the caller did not move out, and frees the base structs. Idempotent. */
+  release(): void;
+}
+
+/** An object offering Arrow data by the protocol. */
+export interface ArrowCProvider {
+  [ARROW_C_SCHEMA]?(): ArrowCDescriptor;
+  [ARROW_C_ARRAY]?(requestedSchema?: unknown): ArrowCDescriptor;
+  [ARROW_C_DEVICE_ARRAY]?(requestedSchema?: unknown): ArrowCDescriptor;
+  [ARROW_C_STREAM]?(requestedSchema?: unknown): ArrowCDescriptor;
+  [ARROW_C_DEVICE_STREAM]?(requestedSchema?: unknown): ArrowCDescriptor;
+}
+
+const backstop = new FinalizationRegistry<() => void>((release) => {
+  try {
+    release();
+  } catch {
+    // Nobody to report to: the descriptor was dropped unconsumed.
+  }
+});
+
+/**
+ * Moves the structs at `from` (each of its kind) into fresh base structs of
+ * the same space, and returns a descriptor owning those. The originals are
+ * marked released.
+ */
+export function handOver(space: AddressSpace & { readonly memory?: WebAssembly.Memory }, table: WebAssembly.Table | null,
+  structs: readonly [ReleasableStruct, number, 'schema' | 'array' | 'stream'][]): ArrowCDescriptor {
+  const allocator = space.allocator;
+  const memory = space.memory;
+  if (allocator === null || memory === undefined) throw new ArrowCDeviceError(`${space.name}: structs there cannot be handed over (no allocator or memory)`, EINVAL);
+  const s = space.structs;
+  for (const [struct, ptr] of structs) {
+    if (s.ptr(struct === 'ArrowDeviceArray' ? 'ArrowArray' : struct, ptr + (struct === 'ArrowDeviceArray' ? s.offsetOf('ArrowDeviceArray', 'array') : 0), 'release') === 0) {
+      throw new ArrowCDeviceError(`${struct}: handed over or moved out already`, EINVAL);
+    }
+  }
+  const moved = structs.map(([struct, ptr, role]) => {
+    const size = s.size(struct);
+    const to = allocator.alloc(size);
+    space.bytes.copyWithin(to, ptr, ptr + size);
+    const at = struct === 'ArrowDeviceArray' ? s.offsetOf('ArrowDeviceArray', 'array') : 0;
+    s.setPtr(struct === 'ArrowDeviceArray' ? 'ArrowArray' : struct, ptr + at, 'release', 0);
+    return [struct, to, role] as const;
+  });
+  let done = false;
+  const release = () => {
+    if (done) return;
+    done = true;
+    for (const [struct, ptr] of moved) {
+      space.release(struct, ptr);
+      allocator.free(ptr);
+    }
+  };
+  const descriptor: ArrowCDescriptor = {
+    memory, table,
+    schema: moved.find(([, , r]) => r === 'schema')?.[1] ?? 0,
+    ...(moved.some(([, , r]) => r === 'array') ? { array: moved.find(([, , r]) => r === 'array')![1] } : {}),
+    ...(moved.some(([, , r]) => r === 'stream') ? { stream: moved.find(([, , r]) => r === 'stream')![1] } : {}),
+    release: () => {
+      backstop.unregister(descriptor);
+      release();
+    },
+  };
+  backstop.register(descriptor, release, descriptor);
+  return descriptor;
+}
+
+/** The protocol method of provider for `symbol`, or a clear error. */
+export function descriptorOf(provider: object, symbol: symbol, what: string): ArrowCDescriptor {
+  const method = (provider as Record<symbol, unknown>)[symbol];
+  if (typeof method !== 'function') throw new ArrowCDeviceError(`${what}: the object has no [Symbol.for('${symbol.description}')]() method`, EINVAL);
+  const d = (method as () => ArrowCDescriptor).call(provider);
+  if (d === null || typeof d !== 'object' || !(d.memory instanceof WebAssembly.Memory) || typeof d.release !== 'function') {
+    throw new ArrowCDeviceError(`${what}: [Symbol.for('${symbol.description}')]() did not return a descriptor { memory, table, schema, ..., release }`, EINVAL);
+  }
+  return d;
+}
