@@ -16,8 +16,6 @@ export interface ExportOwner {
   readonly space: AddressSpace;
 }
 
-type HandOverSpace = Parameters<typeof handOver>[0];
-const tableOf = (space: AddressSpace) => (space as { wasmTable?: WebAssembly.Table | null }).wasmTable ?? null;
 
 /** An ArrowSchema this library produced at `ptr`, in the core's memory or in another module's (`space`). */
 export class ExportedSchema extends Handle {
@@ -32,7 +30,7 @@ export class ExportedSchema extends Handle {
   /** The protocol (docs/protocol.md): hands the schema over, moved into a descriptor the caller owns. */
   [ARROW_C_SCHEMA](): ArrowCDescriptor {
     if (this.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
-    return handOver(this.space as HandOverSpace, tableOf(this.space), [['ArrowSchema', this.ptr, 'schema']]);
+    return handOver(this.space, [['ArrowSchema', this.ptr, 'schema']]);
   }
 }
 
@@ -70,7 +68,7 @@ export class ExportedArray extends Handle {
   private handOver(struct: 'ArrowArray' | 'ArrowDeviceArray', method: string): ArrowCDescriptor {
     if (this.released) throw new ArrowCDeviceError('array: used after release()', EINVAL);
     if (struct !== this.struct) throw new ArrowCDeviceError(`${method}: this export is an ${this.struct}`, EINVAL);
-    return handOver(this.space as HandOverSpace, tableOf(this.space), [['ArrowSchema', this.schema, 'schema'], [struct, this.array, 'array']]);
+    return handOver(this.space, [['ArrowSchema', this.schema, 'schema'], [struct, this.array, 'array']]);
   }
 }
 

@@ -5,7 +5,7 @@
 // The caller owns what it receives; a descriptor it does not consume is
 // released by its release() (or, as a backstop, when it is collected).
 
-import type { AddressSpace, ReleasableStruct } from '../abi/address-space.js';
+import { MemorySpace, type AddressSpace, type ReleasableStruct } from '../abi/address-space.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 
 export const ARROW_C_SCHEMA: unique symbol = Symbol.for('arrow.c_schema') as never;
@@ -47,14 +47,14 @@ const backstop = new FinalizationRegistry<() => void>((release) => {
 
 /**
  * Moves the structs at `from` (each of its kind) into fresh base structs of
- * the same space, and returns a descriptor owning those. The originals are
- * marked released.
+ * the same space, and returns a descriptor owning those, naming the space's
+ * memory and table. The originals are marked released.
  */
-export function handOver(space: AddressSpace & { readonly memory?: WebAssembly.Memory }, table: WebAssembly.Table | null,
-  structs: readonly [ReleasableStruct, number, 'schema' | 'array' | 'stream'][]): ArrowCDescriptor {
+export function handOver(space: AddressSpace, structs: readonly [ReleasableStruct, number, 'schema' | 'array' | 'stream'][]): ArrowCDescriptor {
   const allocator = space.allocator;
-  const memory = space.memory;
-  if (allocator === null || memory === undefined) throw new ArrowCDeviceError(`${space.name}: structs there cannot be handed over (no allocator or memory)`, EINVAL);
+  if (!(space instanceof MemorySpace) || allocator === null) {
+    throw new ArrowCDeviceError(`${space.name}: structs there cannot be handed over (not a wasm memory with an allocator)`, EINVAL);
+  }
   const s = space.structs;
   for (const [struct, ptr] of structs) {
     if (s.ptr(struct === 'ArrowDeviceArray' ? 'ArrowArray' : struct, ptr + (struct === 'ArrowDeviceArray' ? s.offsetOf('ArrowDeviceArray', 'array') : 0), 'release') === 0) {
@@ -78,11 +78,13 @@ export function handOver(space: AddressSpace & { readonly memory?: WebAssembly.M
       allocator.free(ptr);
     }
   };
+  const at = Object.fromEntries(moved.map(([, ptr, role]) => [role, ptr])) as Partial<Record<'schema' | 'array' | 'stream', number>>;
   const descriptor: ArrowCDescriptor = {
-    memory, table,
-    schema: moved.find(([, , r]) => r === 'schema')?.[1] ?? 0,
-    ...(moved.some(([, , r]) => r === 'array') ? { array: moved.find(([, , r]) => r === 'array')![1] } : {}),
-    ...(moved.some(([, , r]) => r === 'stream') ? { stream: moved.find(([, , r]) => r === 'stream')![1] } : {}),
+    memory: space.memory,
+    table: space.wasmTable,
+    schema: at.schema ?? 0,
+    ...(at.array !== undefined ? { array: at.array } : {}),
+    ...(at.stream !== undefined ? { stream: at.stream } : {}),
     release: () => {
       backstop.unregister(descriptor);
       release();

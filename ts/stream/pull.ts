@@ -80,8 +80,7 @@ export class ExportedStream extends Handle {
   private handOver(kind: StreamKind, method: string): ArrowCDescriptor {
     if (this.released) throw new ArrowCDeviceError('stream: used after release()', EINVAL);
     if (kind !== this.kind) throw new ArrowCDeviceError(`${method}: this export is an ${STREAM_STRUCT[this.kind]}`, EINVAL);
-    const table = (this.space as { wasmTable?: WebAssembly.Table | null }).wasmTable ?? null;
-    return handOver(this.space as Parameters<typeof handOver>[0], table, [[STREAM_STRUCT[kind], this.ptr, 'stream']]);
+    return handOver(this.space, [[STREAM_STRUCT[kind], this.ptr, 'stream']]);
   }
 }
 
