@@ -97,7 +97,8 @@ export class ImportedSchema extends Handle {
  * Imported data. In copy mode it owns only JS memory: the C array was
  * released during the import, so `value` is never rebuilt. In view mode it
  * owns the moved C array until release(); `value` is rebuilt over the new
- * buffer if wasm memory grew (views made earlier are then detached).
+ * buffer if the memory its views are over (`owner`'s: the core's, or another
+ * module's) grew (views made earlier are then detached).
  */
 export class Imported<T> extends Handle {
   #value: T;
@@ -109,18 +110,18 @@ export class Imported<T> extends Handle {
    * half-built handle whose finalizer would free what the caller took back.
    * `rebuild` (view mode only) reads the owned C array again.
    */
-  constructor(private readonly core: Core, value: T, rebuild: (() => T) | null, cleanup: () => void) {
+  constructor(private readonly owner: { readonly memory: WebAssembly.Memory }, value: T, rebuild: (() => T) | null, cleanup: () => void) {
     super(cleanup);
     this.#value = value;
     this.#rebuild = rebuild;
-    this.#buffer = core.memory.buffer;
+    this.#buffer = owner.memory.buffer;
   }
 
   get value(): T {
     if (this.released) throw new ArrowCDeviceError('imported data used after release()', EINVAL);
-    if (this.#rebuild !== null && this.#buffer !== this.core.memory.buffer) {
+    if (this.#rebuild !== null && this.#buffer !== this.owner.memory.buffer) {
       this.#value = this.#rebuild();
-      this.#buffer = this.core.memory.buffer;
+      this.#buffer = this.owner.memory.buffer;
     }
     return this.#value;
   }
