@@ -139,9 +139,10 @@ describe('parquet-wasm as a producer', () => {
   });
 });
 
-test("the README's example of importing from another module runs as written", () => {
+/** Runs the first js block of the README after `heading`, with the package names resolved here; its output. */
+function runReadmeExample(heading: string): string {
   const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Importing from another wasm module'));
+  const section = readme.slice(readme.indexOf(heading));
   const code = /```js\n([\s\S]*?)```/.exec(section)![1];
   const dir = mkdtempSync(join(tmpdir(), 'acd-readme-'));
   const file = join(dir, 'example.mjs');
@@ -150,7 +151,11 @@ test("the README's example of importing from another module runs as written", ()
     .replace("from 'arrow-c-device'", `from '${join(root, 'dist', 'index.mjs')}'`)
     .replace("from 'parquet-wasm/node'", `from '${join(root, 'node_modules', 'parquet-wasm', 'node', 'parquet_wasm.js')}'`)
     .replace("from 'apache-arrow'", `from '${join(root, 'node_modules', 'apache-arrow', 'Arrow.node.mjs')}'`));
-  const out = execFileSync(process.execPath, [file], { encoding: 'utf8' });
+  return execFileSync(process.execPath, [file], { encoding: 'utf8' });
+}
+
+test("the README's example of importing from another module runs as written", () => {
+  const out = runReadmeExample('### Importing from another wasm module');
   expect(out).toBe(`[
   { id: 1, name: 'ada' },
   { id: 2, name: 'grace' },
@@ -158,4 +163,8 @@ test("the README's example of importing from another module runs as written", ()
 ]
 0 bytes still allocated
 `);
+});
+
+test("the README's example of view mode runs as written: parquet-wasm's memory, no copy", () => {
+  expect(runReadmeExample("#### Without a copy: `mode: 'view'`")).toBe('true [ 1, 2, 3 ]\n');
 });

@@ -10,6 +10,7 @@ import { Handle } from '../abi/handles.js';
 import { ARROW_C_ARRAY, ARROW_C_DEVICE_ARRAY, ARROW_C_SCHEMA, handOver, type ArrowCDescriptor } from './protocol.js';
 import { readField } from '../model/schema.js';
 import type { Field, Schema } from '../model/types.js';
+import type { ImportMode } from '../model/raw.js';
 
 /** Where an export's structs live: the core, or another module (acd.foreign()); both have an address space with an allocator. */
 export interface ExportOwner {
@@ -71,6 +72,12 @@ export class ExportedArray extends Handle {
     return handOver(this.space, [['ArrowSchema', this.schema, 'schema'], [struct, this.array, 'array']]);
   }
 }
+
+/** What a reader reads an ArrowArray in: the core's memory, or another module's (view mode). */
+export type ReadSpace = Pick<AddressSpace, 'structs'>;
+
+/** Reads an imported (validated, moved) ArrowArray at ptr of `space` into T. */
+export type Reader<T> = (schema: ImportedSchema, ptr: number, mode: ImportMode, space: ReadSpace) => T;
 
 /** A schema moved out of a producer's struct into this library's memory. */
 export class ImportedSchema extends Handle {

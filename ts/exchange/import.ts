@@ -5,21 +5,16 @@
 // owns what it passed. The readers (raw here, apache-arrow in ts/arrow-js/)
 // plug in as a Reader.
 
-import type { AddressSpace } from '../abi/address-space.js';
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
 import { constants } from '../abi/generated/layout.js';
 import { readRaw, type ImportMode } from '../model/raw.js';
 import { copyArrayFrom, copySchemaFrom, releaseForeign } from './from.js';
-import { Imported, ImportedSchema } from './handles.js';
+import { Imported, ImportedSchema, type Reader } from './handles.js';
 import { LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions, type RawImport } from './options.js';
 import { importArrayViewFrom } from './view-from.js';
 
-/** What a reader reads an ArrowArray in: the core's memory, or another module's (view mode). */
-export type ReadSpace = Pick<AddressSpace, 'structs'>;
-
-/** Reads an imported (validated, moved) ArrowArray at ptr of `space` into T. */
-export type Reader<T> = (schema: ImportedSchema, ptr: number, mode: ImportMode, space: ReadSpace) => T;
+export type { ReadSpace, Reader } from './handles.js';
 
 /** The raw reader: any type of the spec, as its C buffers and children. */
 export const rawReader: Reader<RawImport> = (s, ptr, mode, space) => ({ field: s.field, array: readRaw(space, ptr, s.field.type, mode) });

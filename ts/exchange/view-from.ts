@@ -16,8 +16,7 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
 import type { StructReader } from '../abi/structs.js';
 import { copySchemaFrom, named, releaseForeign } from './from.js';
-import { Imported, ImportedSchema } from './handles.js';
-import type { Reader } from './import.js';
+import { Imported, ImportedSchema, type Reader } from './handles.js';
 import { LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions } from './options.js';
 
 /** The foreign window on wasm32 (ACD_FOREIGN_ADDRESS_BASE and _SIZE of csrc/abi/abi.h). */
