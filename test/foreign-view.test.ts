@@ -127,6 +127,57 @@ describe("a C producer's column in view mode", () => {
   });
 });
 
+// A module whose memory is shared (as a worker's may be): its only code is
+// two releases (schema, array) that mark their struct released. Hand-made
+// wasm: (import "m" "memory" (memory 1 16 shared)), a table of the two.
+const SHARED_RELEASES = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  0x01, 0x05, 0x01, 0x60, 0x01, 0x7f, 0x00,
+  0x02, 0x0e, 0x01, 0x01, 0x6d, 0x06, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79, 0x02, 0x03, 0x01, 0x10,
+  0x03, 0x03, 0x02, 0x00, 0x00,
+  0x04, 0x04, 0x01, 0x70, 0x00, 0x03,
+  0x07, 0x09, 0x01, 0x05, 0x74, 0x61, 0x62, 0x6c, 0x65, 0x01, 0x00,
+  0x09, 0x08, 0x01, 0x00, 0x41, 0x01, 0x0b, 0x02, 0x00, 0x01,
+  // release(p): *(p + 40) = 0 (ArrowSchema.release), *(p + 52) = 0 (ArrowArray.release) on wasm32
+  0x0a, 0x15, 0x02, 0x09, 0x00, 0x20, 0x00, 0x41, 0x00, 0x36, 0x02, 0x28, 0x0b, 0x09, 0x00, 0x20, 0x00, 0x41, 0x00, 0x36, 0x02, 0x34, 0x0b,
+]);
+
+test("a shared memory: copy mode reads it (the copy is validated after it is taken); view mode is refused, nothing released; growth is seen", () => {
+  const memory = new WebAssembly.Memory({ initial: 1, maximum: 16, shared: true });
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(SHARED_RELEASES), { m: { memory } });
+  const from = acd.foreign({ memory, table: instance.exports.table as WebAssembly.Table }, 'worker');
+  const s = from.space.structs;
+  expect(s.offsetOf('ArrowSchema', 'release')).toBe(40);
+  expect(s.offsetOf('ArrowArray', 'release')).toBe(52);
+  const pair = () => {
+    const bytes = from.space.bytes;
+    bytes.set([0x69, 0], 1024); // "i"
+    s.setPtr('ArrowSchema', 64, 'format', 1024);
+    s.setI64('ArrowSchema', 64, 'flags', 2);
+    s.setPtr('ArrowSchema', 64, 'release', 1);
+    s.setI64('ArrowArray', 128, 'length', 3);
+    s.setI64('ArrowArray', 128, 'n_buffers', 2);
+    s.setPtr('ArrowArray', 128, 'buffers', 2048);
+    from.space.view.setUint32(2052, 4096, true);
+    new Int32Array(memory.buffer, 4096, 3).set([1, 2, 3]);
+    s.setPtr('ArrowArray', 128, 'release', 2);
+  };
+  pair();
+  const err = error(() => acd.importVector(64, 128, { from, mode: 'view' }));
+  expect(err.code).toBe(EINVAL);
+  expect(err.message).toMatch(/^worker: its memory is shared \(a SharedArrayBuffer\): another agent may write it at any time.*use mode: 'copy'/);
+  expect(s.ptr('ArrowSchema', 64, 'release')).toBe(1);
+  expect(s.ptr('ArrowArray', 128, 'release')).toBe(2);
+  const v = acd.importVector(64, 128, { from, validate: 'full' });
+  expect([...v.value]).toEqual([1, 2, 3]);
+  expect(s.ptr('ArrowSchema', 64, 'release')).toBe(0); // its releases ran, through its table
+  expect(s.ptr('ArrowArray', 128, 'release')).toBe(0);
+  v.release();
+  memory.grow(1);
+  expect(from.space.bytes.length).toBe(2 * 65536); // a shared buffer is never detached: its length tells
+  expect(acd.bytesAllocated()).toBe(0);
+});
+
 // Every gold file (IPC file form; the stream form holds the same batches),
 // exported { into } a module, then imported back from its memory at full
 // validation (default for the files full rightly refuses), in both modes:

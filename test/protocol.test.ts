@@ -95,3 +95,66 @@ describe('the protocol', () => {
     expect(acd.bytesAllocated()).toBe(0);
   });
 });
+
+describe('the protocol with another memory, in view mode, and for device arrays', () => {
+  async function other() {
+    const core = await ArrowCDevice.load();
+    const into = acd.foreign({ memory: core.memory, table: core.core.table, malloc: (n) => core.core.alloc(n), free: (p) => core.core.free(p) }, 'other');
+    return { core, into };
+  }
+
+  test("view mode: the descriptor shares the memory's allocator, so the structs are moved within it and read as views there", async () => {
+    const { core, into } = await other();
+    const e = acd.exportBatch(batch(3), { into });
+    const b = acd.importBatch(e as unknown as ArrowCProvider, { mode: 'view', validate: 'full' });
+    expect(rows(b.value)).toEqual(rows(batch(3)));
+    expect(b.value.getChild('a')!.data[0].values.buffer).toBe(core.memory.buffer);
+    b.release();
+    e.release();
+    expect(into.bytesAllocated()).toBe(0);
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test('view mode from a provider that shares no allocator: owned where the descriptor holds them, the descriptor released with the import', async () => {
+    const { core, into } = await other();
+    const e = acd.exportBatch(batch(5), { into });
+    let releases = 0;
+    const provider = {
+      [Symbol.for('arrow.c_array')]: () => {
+        const d = e[ARROW_C_ARRAY]();
+        return { memory: d.memory, table: d.table, schema: d.schema, array: d.array, release: () => { releases++; d.release(); } };
+      },
+    };
+    const b = acd.importBatch(provider as ArrowCProvider, { mode: 'view', validate: 'full' });
+    expect(rows(b.value)).toEqual(rows(batch(5)));
+    expect(b.value.getChild('a')!.data[0].values.buffer).toBe(core.memory.buffer);
+    expect(releases).toBe(0); // held: its structs are being read in place
+    b.release();
+    expect(releases).toBe(1);
+    e.release();
+    expect(into.bytesAllocated()).toBe(0);
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test('importDeviceBatch takes a provider of arrow.c_device_array, in the core and in another memory; a stream from another memory too', async () => {
+    const local = acd.exportDeviceBatch(batch(2));
+    const b = acd.importDeviceBatch(local as unknown as ArrowCProvider);
+    expect(rows(b.value)).toEqual(rows(batch(2)));
+    b.release();
+    local.release();
+    const { into } = await other();
+    const e = acd.exportDeviceBatch(batch(8), { into });
+    const f = acd.importDeviceBatch(e as unknown as ArrowCProvider, { validate: 'full' });
+    expect(rows(f.value)).toEqual(rows(batch(8)));
+    f.release();
+    e.release();
+    expect(error(() => acd.importDeviceBatch(e as unknown as ArrowCProvider, { device: 'keep' })).code).toBe(EINVAL);
+    const s = acd.exportArrayStream([batch(1), batch(4)], { into });
+    const reader = acd.importArrayStream(s as unknown as ArrowCProvider, { mode: 'view' });
+    expect(reader.readAll().map(rows)).toEqual([rows(batch(1)), rows(batch(4))]);
+    reader.release();
+    s.release();
+    expect(into.bytesAllocated()).toBe(0);
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+});

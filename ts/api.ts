@@ -6,6 +6,8 @@
 
 import type * as arrow from 'apache-arrow';
 import { Core, type LoadOptions } from './abi/core.js';
+import { ArrowCDeviceError, EINVAL } from './abi/errors.js';
+import { Handle } from './abi/handles.js';
 import type { DeviceTotals } from './abi/device-exports.js';
 import { exportBatch, exportSchema, exportTable, exportVector } from './arrow-js/export.js';
 import { importBatch, importVector } from './arrow-js/import.js';
@@ -147,8 +149,17 @@ export class ArrowCDevice {
    */
   importDeviceBatch(schema: number | ImportedSchema, deviceArray: number, options: DeviceImportOptions & { device: 'keep' }): DeviceResident;
   importDeviceBatch(schema: number | ImportedSchema, deviceArray: number, options?: DeviceImportOptions): Imported<arrow.RecordBatch>;
-  importDeviceBatch(schema: number | ImportedSchema, deviceArray: number, options: DeviceImportOptions = {}): Imported<arrow.RecordBatch> | DeviceResident {
-    return importDeviceBatch(this.core, schema, deviceArray, options);
+  /** The protocol form: a provider's arrow.c_device_array (CPU arrays from another memory; any device from the core's). */
+  importDeviceBatch(provider: ArrowCProvider, options?: DeviceImportOptions): Imported<arrow.RecordBatch>;
+  importDeviceBatch(schema: number | ImportedSchema | ArrowCProvider, deviceArray?: number | DeviceImportOptions,
+    options: DeviceImportOptions = {}): Imported<arrow.RecordBatch> | DeviceResident {
+    if (isProvider(schema)) {
+      const o = (deviceArray ?? {}) as DeviceImportOptions;
+      if (o.device === 'keep') throw new ArrowCDeviceError("importDeviceBatch: device 'keep' needs addresses, not a provider (the descriptor is released after the import)", EINVAL);
+      return this.viaProtocol(schema, ARROW_C_DEVICE_ARRAY, 'importDeviceBatch', o,
+        (d, opts) => importDeviceBatch(this.core, d.schema, d.array!, opts) as Imported<arrow.RecordBatch>);
+    }
+    return importDeviceBatch(this.core, schema, deviceArray as number, options);
   }
 
   /**
@@ -187,24 +198,39 @@ export class ArrowCDevice {
    * the descriptor is released after, which frees what the import did not
    * move out (all of it, when the import failed).
    */
-  private viaProtocol<T, O extends { from?: ForeignSource }>(provider: ArrowCProvider, symbol: symbol, what: string, options: O | undefined,
-    run: (d: ArrowCDescriptor, options: O) => T): T {
+  private viaProtocol<T, O extends { from?: ForeignSource; mode?: string; inPlace?: boolean }>(provider: ArrowCProvider, symbol: symbol, what: string,
+    options: O | undefined, run: (d: ArrowCDescriptor, options: O) => T): T {
     const d = descriptorOf(provider, symbol, what);
+    let keep = false;
     try {
       const o = (options ?? {}) as O;
-      return run(d, d.memory === this.core.memory || o.from !== undefined ? o : { ...o, from: this.foreignOf(d) });
+      if (d.memory === this.core.memory || o.from !== undefined) return run(d, o);
+      const from = this.foreignOf(d);
+      // View mode without the memory's allocator: the structs are owned where
+      // the descriptor holds them, and the descriptor goes with the import.
+      const inPlace = o.mode === 'view' && from.space.allocator === null;
+      const result = run(d, { ...o, from, ...(inPlace ? { inPlace: true } : {}) });
+      if (inPlace && result instanceof Handle) {
+        result.chain(() => d.release());
+        keep = true;
+      }
+      return result;
     } finally {
-      d.release();
+      if (!keep) d.release();
     }
   }
 
   #foreign = new WeakMap<WebAssembly.Memory, ForeignModule>();
 
-  /** One ForeignModule per memory a provider hands structs in. */
+  /** One ForeignModule per memory a provider hands structs in (with its allocator once one is shared). */
   private foreignOf(d: ArrowCDescriptor): ForeignModule {
     let f = this.#foreign.get(d.memory);
-    if (f === undefined) {
-      f = new ForeignModule({ name: "the provider's module", memory: d.memory, table: d.table });
+    const allocator = d.allocator;
+    if (f === undefined || (f.space.allocator === null && allocator !== undefined)) {
+      f = new ForeignModule({
+        name: "the provider's module", memory: d.memory, table: d.table,
+        ...(allocator !== undefined ? { malloc: (n: number) => allocator.alloc(n), free: (p: number) => allocator.free(p) } : {}),
+      });
       this.#foreign.set(d.memory, f);
     }
     return f;

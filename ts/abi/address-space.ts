@@ -111,6 +111,8 @@ export class MemorySpace implements AddressSpace {
   readonly structs: StructReader;
   /** The WebAssembly.Table its function pointers index (null when not given). */
   readonly wasmTable: WebAssembly.Table | null;
+  /** Whether the memory is shared (a SharedArrayBuffer): other agents may write it at any time. */
+  readonly shared: boolean;
   #u8: Uint8Array;
   #dv: DataView;
   readonly #release: ((struct: ReleasableStruct, ptr: number) => number) | undefined;
@@ -123,6 +125,7 @@ export class MemorySpace implements AddressSpace {
     this.allocator = options.allocator ?? null;
     this.wasmTable = options.wasmTable ?? null;
     this.#release = options.release;
+    this.shared = typeof SharedArrayBuffer !== 'undefined' && this.memory.buffer instanceof SharedArrayBuffer;
     this.#u8 = new Uint8Array(this.memory.buffer);
     this.#dv = new DataView(this.memory.buffer);
     this.structs = new StructReader(() => this.view, this.layout);
@@ -131,16 +134,18 @@ export class MemorySpace implements AddressSpace {
   /**
    * Growth detaches the old buffer, so a view of length 0 means "grown" (a
    * memory never is empty): cheaper than reading memory.buffer on every access.
+   * A shared memory's old buffer is never detached: its length is compared.
    */
   get bytes(): Uint8Array {
-    if (this.#u8.length === 0) this.refresh();
+    if (this.#u8.length === 0 || (this.shared && this.memory.buffer.byteLength !== this.#u8.length)) this.refresh();
     return this.#u8;
   }
 
   get view(): DataView {
-    if (this.#u8.length === 0) this.refresh();
+    if (this.#u8.length === 0 || (this.shared && this.memory.buffer.byteLength !== this.#u8.length)) this.refresh();
     return this.#dv;
   }
+
 
   private refresh(): void {
     this.#u8 = new Uint8Array(this.memory.buffer);

@@ -36,6 +36,29 @@ export abstract class Handle {
     cleanup();
   }
 
+  /**
+   * Runs `more` after the handle's own cleanup, on release() or by the
+   * backstop (for what the handle's value depends on but does not own, such
+   * as a protocol descriptor holding the structs it reads in place).
+   */
+  chain(more: () => void): void {
+    const cleanup = this.#cleanup;
+    if (cleanup === null) {
+      more();
+      return;
+    }
+    const both = () => {
+      try {
+        cleanup();
+      } finally {
+        more();
+      }
+    };
+    backstop.unregister(this);
+    this.#cleanup = both;
+    backstop.register(this, both, this);
+  }
+
   [dispose](): void {
     this.release();
   }

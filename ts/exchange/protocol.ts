@@ -24,6 +24,12 @@ export interface ArrowCDescriptor {
   readonly array?: number;
   /** An ArrowArrayStream (arrow.c_stream) or ArrowDeviceArrayStream (arrow.c_device_stream). */
   readonly stream?: number;
+  /**
+   * The memory's allocator, when the provider shares it (optional): a
+   * consumer in JS moves the structs within that memory with it (view mode),
+   * and allocates there the structs a stream's callbacks fill.
+   */
+  readonly allocator?: { alloc(size: number): number; free(ptr: number): void };
   /** Releases whatever the caller did not move out, and frees the base structs. Idempotent. */
   release(): void;
 }
@@ -85,6 +91,7 @@ export function handOver(space: AddressSpace, structs: readonly [ReleasableStruc
     schema: at.schema ?? 0,
     ...(at.array !== undefined ? { array: at.array } : {}),
     ...(at.stream !== undefined ? { stream: at.stream } : {}),
+    allocator: { alloc: (size: number) => allocator.alloc(size), free: (ptr: number) => allocator.free(ptr) },
     release: () => {
       backstop.unregister(descriptor);
       release();

@@ -120,6 +120,10 @@ export function importArrayViewFrom<T>(core: Core, from: ForeignSource, schemaAr
   const level = levelOf(options);
   const space = from.space;
   const allocator = space.allocator;
+  if (space.shared) {
+    throw new ArrowCDeviceError(`${from.name}: its memory is shared (a SharedArrayBuffer): another agent may write it at any time, so views over it cannot keep what ` +
+      `the validator checked; use mode: 'copy' (the copy is validated after it is taken)`, EINVAL);
+  }
   const inPlace = options.inPlace === true;
   if (allocator === null && !inPlace) {
     throw new ArrowCDeviceError(`${from.name}: mode 'view' moves the struct within the module's memory and needs its allocator: pass malloc and free to acd.foreign(), ` +
