@@ -43,7 +43,8 @@ EMSCRIPTEN_KEEPALIVE int64_t sum_int32_column(const struct ArrowSchema* schema,
   const struct ArrowArray* array = &batch->array;
   if (AcdArrayValidate(schema, array, ACD_VALIDATION_DEFAULT, &batch_error) != ACD_OK) return INT64_MIN;
   if (strcmp(schema->format, "+s") != 0 || column < 0 || column >= schema->n_children ||
-      strcmp(schema->children[column]->format, "i") != 0) {
+      strcmp(schema->children[column]->format, "i") != 0 ||
+      schema->children[column]->dictionary != NULL) {  // "i" with a dictionary: int32 indices
     AcdErrorSet(&batch_error, EINVAL, "sum_int32_column: column %lld is not an int32 column of a record batch",
                 (long long)column);
     return INT64_MIN;
