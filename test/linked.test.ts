@@ -120,9 +120,18 @@ describe('a module that linked the core (issue 11, item 4)', () => {
     const data = x.data[0];
     expect(data.values.buffer).toBe(acd.memory.buffer);
     expect(data.nullBitmap!.buffer).toBe(acd.memory.buffer);
-    // Moved: the producer's structs are released, and the C sum reads the same values in place.
+    // Moved: the producer's structs are released.
     expect(acd.core.structs.ptr('ArrowSchema', schema, 'release')).toBe(0);
     expect(acd.core.structs.ptr('ArrowArray', array, 'release')).toBe(0);
+    // The module's own C code grows the memory: the value is rebuilt over the new buffer.
+    const before = acd.memory.buffer;
+    const big = m._malloc(before.byteLength);
+    expect(big).not.toBe(0);
+    expect(acd.memory.buffer).not.toBe(before);
+    const grown = imported.value.getChild('x')!;
+    expect(grown.data[0].values.buffer).toBe(acd.memory.buffer);
+    expect(grown.toJSON()).toEqual([20, null, 40, 50, null, 70, 80]);
+    m._free(big);
     imported.release();
     m._free(schema);
     m._free(array);
