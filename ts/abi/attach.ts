@@ -5,17 +5,11 @@
 // slot its type (no type reflection in Node 20), and the C core asks for
 // them before it calls a callback read from a struct (csrc/abi/callback.c).
 
+import { CORE_EXPORTS } from './core-exports.js';
 import { DEVICE_EXPORTS } from './device-exports.js';
 import { ArrowCDeviceError, EINVAL } from './errors.js';
 import { STREAM_EXPORTS } from './stream-exports.js';
 import { parseWasm, type TableSignatures } from './wasm-table.js';
-
-/** The exports of csrc/abi, model and validate bindings.cpp (the CoreExports of core.ts). */
-export const CORE_EXPORTS: readonly string[] = [
-  'lastError', 'bytesAllocated', 'memorySize', 'alloc', 'free', 'schemaInit', 'arrayInit', 'arrayAllocateBuffer',
-  'deviceArrayInitDevice', 'schemaMove', 'arrayMove', 'deviceArrayMove', 'schemaRelease', 'arrayRelease',
-  'schemaValidate', 'arrayValidate', 'formatCheck',
-];
 
 /** The Emscripten runtime functions the facade calls. */
 const RUNTIME = ['addFunction', 'removeFunction', 'stackSave', 'stackRestore'];

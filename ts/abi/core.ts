@@ -4,6 +4,7 @@
 // check(), the single funnel from errno codes to ArrowCDeviceError.
 
 import createAcdCore from './generated/core.js';
+import type { CoreExports } from './core-exports.js';
 import { DEVICE_EXPORTS, type DeviceExports } from './device-exports.js';
 import { STREAM_EXPORTS, type StreamExports } from './stream-exports.js';
 import { ArrowCDeviceError, EINVAL } from './errors.js';
@@ -13,29 +14,6 @@ import type { StructReader } from './structs.js';
 import { TABLE_SIGNATURES } from './generated/wasm-table.js';
 import { parseTableSignatures } from './wasm-table.js';
 import { checkLinkedModule, type AttachOptions } from './attach.js';
-
-/** The C core's exports (csrc/abi/bindings.cpp). Pointers are wasm32 addresses. */
-interface CoreExports {
-  lastError(): string;
-  bytesAllocated(): number;
-  memorySize(): number;
-  alloc(size: number): number;
-  free(ptr: number): void;
-  schemaInit(schema: number, format: string, hasName: boolean, name: string, hasMetadata: boolean,
-    metadata: Uint8Array | string, flags: number, nChildren: number, withDictionary: boolean): number;
-  arrayInit(array: number, length: number, nullCount: number, offset: number, nBuffers: number,
-    nChildren: number, withDictionary: boolean): number;
-  arrayAllocateBuffer(array: number, i: number, size: number): number;
-  deviceArrayInitDevice(deviceArray: number, deviceType: number, deviceId: number): void;
-  schemaMove(src: number, dst: number): void;
-  arrayMove(src: number, dst: number): void;
-  deviceArrayMove(src: number, dst: number): void;
-  schemaRelease(schema: number): number;
-  arrayRelease(array: number): number;
-  schemaValidate(schema: number): number;
-  arrayValidate(schema: number, array: number, level: number, schemaValid: boolean): number;
-  formatCheck(format: string): number;
-}
 
 interface EmscriptenModule extends CoreExports {
   asm: { memory: WebAssembly.Memory; __indirect_function_table: WebAssembly.Table };
