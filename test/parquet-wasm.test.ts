@@ -3,8 +3,9 @@
 // file written by it from an apache-arrow table is read back by it and
 // handed over through Table.intoFFI(): ArrowSchema / ArrowArray addresses in
 // its own memory, with its own release callbacks in its own table. They are
-// imported with { from } (copy mode) at 'full' validation and compared with
-// what parquet-wasm's own IPC output gives for the same file.
+// imported with { from } in copy mode and in view mode (views over its
+// memory, no copy) at 'full' validation and compared with what parquet-wasm's
+// own IPC output gives for the same file.
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import { execFileSync } from 'node:child_process';
@@ -15,6 +16,7 @@ import * as pq from 'parquet-wasm/node';
 import { ArrowCDevice } from '../ts/api.js';
 import { compareBatches, schemaDifferences } from '../ts/arrow-js/compare.js';
 import type { ForeignModule } from '../ts/foreign/module.js';
+import { libraryError as error } from './helpers.js';
 
 let acd: ArrowCDevice;
 let from: ForeignModule;
@@ -80,6 +82,42 @@ describe('parquet-wasm as a producer', () => {
     expect(acd.bytesAllocated()).toBe(start);
   });
 
+  test("view mode, in place, at 'full': every buffer a view over parquet-wasm's memory at its own address, no copy; its release called on release()", () => {
+    const start = acd.bytesAllocated();
+    const ffi = pq.readParquet(parquet).intoFFI();
+    const memory = pq.wasmMemory() as WebAssembly.Memory;
+    const s = from.space.structs;
+    const schema = acd.importSchema(ffi.schemaAddr(), { from });
+    // parquet-wasm gives no allocator to move the structs with: they are owned in place, and ffi kept alive until release().
+    expect(error(() => acd.importBatch(schema, ffi.arrayAddr(0), { from, mode: 'view' })).message).toMatch(/^parquet-wasm: mode 'view' moves the struct .* or pass inPlace: true/);
+    const batches = [];
+    for (let i = 0; i < ffi.numArrays(); i++) {
+      const at = ffi.arrayAddr(i);
+      const batch = acd.importBatch(schema, at, { from, mode: 'view', inPlace: true, validate: 'full' });
+      expect(compareBatches(expected.batches[i], batch.value, i)).toEqual([]);
+      // Each column's buffers: views over parquet-wasm's memory, at the addresses its ArrowArray holds.
+      const columns = s.ptr('ArrowArray', at, 'children');
+      batch.value.data.children.forEach((data, c) => {
+        const node = s.ptrAt(columns + 4 * c);
+        const addresses = Array.from({ length: s.i64('ArrowArray', node, 'n_buffers') }, (_, k) => s.ptrAt(s.ptr('ArrowArray', node, 'buffers') + 4 * k));
+        for (const b of [data.values, data.valueOffsets, data.nullBitmap]) {
+          if (b === undefined || b === null || b.byteLength === 0) continue;
+          expect(b.buffer).toBe(memory.buffer);
+          expect(addresses.some((a) => b.byteOffset >= a && b.byteOffset < a + 64)).toBe(true);
+        }
+      });
+      expect(s.ptr('ArrowArray', at, 'release')).not.toBe(0); // in place: still there, owned by the handle
+      batches.push({ batch, at });
+    }
+    for (const { batch, at } of batches) {
+      batch.release();
+      expect(s.ptr('ArrowArray', at, 'release')).toBe(0); // its release ran, through its table
+    }
+    schema.release();
+    ffi.free(); // finds every struct released: calls nothing twice
+    expect(acd.bytesAllocated()).toBe(start);
+  });
+
   test('a batch address read as if it were in the core is refused or differs; with { from } it is right', () => {
     const ffi = pq.readParquet(parquet).intoFFI();
     // Without { from } the address means the core's memory: not this batch.
@@ -101,9 +139,10 @@ describe('parquet-wasm as a producer', () => {
   });
 });
 
-test("the README's example of importing from another module runs as written", () => {
+/** Runs the first js block of the README after `heading`, with the package names resolved here; its output. */
+function runReadmeExample(heading: string): string {
   const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Importing from another wasm module'));
+  const section = readme.slice(readme.indexOf(heading));
   const code = /```js\n([\s\S]*?)```/.exec(section)![1];
   const dir = mkdtempSync(join(tmpdir(), 'acd-readme-'));
   const file = join(dir, 'example.mjs');
@@ -112,7 +151,11 @@ test("the README's example of importing from another module runs as written", ()
     .replace("from 'arrow-c-device'", `from '${join(root, 'dist', 'index.mjs')}'`)
     .replace("from 'parquet-wasm/node'", `from '${join(root, 'node_modules', 'parquet-wasm', 'node', 'parquet_wasm.js')}'`)
     .replace("from 'apache-arrow'", `from '${join(root, 'node_modules', 'apache-arrow', 'Arrow.node.mjs')}'`));
-  const out = execFileSync(process.execPath, [file], { encoding: 'utf8' });
+  return execFileSync(process.execPath, [file], { encoding: 'utf8' });
+}
+
+test("the README's example of importing from another module runs as written", () => {
+  const out = runReadmeExample('### Importing from another wasm module');
   expect(out).toBe(`[
   { id: 1, name: 'ada' },
   { id: 2, name: 'grace' },
@@ -120,4 +163,8 @@ test("the README's example of importing from another module runs as written", ()
 ]
 0 bytes still allocated
 `);
+});
+
+test("the README's example of view mode runs as written: parquet-wasm's memory, no copy", () => {
+  expect(runReadmeExample("#### Without a copy: `mode: 'view'`")).toBe('true [ 1, 2, 3 ]\n');
 });

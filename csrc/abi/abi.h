@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "arrow_c_device.h"
 
@@ -177,19 +178,24 @@ void AcdCallbackRegister(void (*fn)(void), enum AcdCallbackRole role);
 // register, which other host ranges a pending operation is still writing.
 
 #if UINTPTR_MAX > 0xFFFFFFFFu
-// LP64: a non-canonical address on x86-64 and aarch64, never a host pointer.
+// LP64: non-canonical addresses on x86-64 and aarch64, never host pointers.
 #define ACD_DEVICE_ADDRESS_BASE ((uintptr_t)0x7F00000000000000ull)
+#define ACD_FOREIGN_ADDRESS_BASE ((uintptr_t)0x7E00000000000000ull)
 #else
 // wasm32: build.sh caps the linear memory at 2 GiB, so [2^31, 2^32) is never
-// host memory.
+// host memory: its lower half is the device window, its upper half the
+// foreign window (window.c).
 #define ACD_DEVICE_ADDRESS_BASE ((uintptr_t)0x80000000u)
+#define ACD_FOREIGN_ADDRESS_BASE ((uintptr_t)0xC0000000u)
 #endif
-#define ACD_DEVICE_ADDRESS_SIZE ((uintptr_t)0x80000000u)
+#define ACD_DEVICE_ADDRESS_SIZE ((uintptr_t)0x40000000u)
+#define ACD_FOREIGN_ADDRESS_SIZE ((uintptr_t)0x40000000u)
 
 // Whether [ptr, ptr + size) lies in readable memory. On wasm this is the
 // linear memory's current size; natively only NULL is rejected. Both reject
 // the device window and, through the registered hook, pending host-accessible
-// device memory (AcdDeviceRangeReadable).
+// device memory (AcdDeviceRangeReadable). A foreign-window range is readable
+// when it lies within the mapped size (window.c).
 int AcdAddressRangeValid(const void* ptr, int64_t size);
 
 // Fills `out` with what ptr is, for a message about a failed host read
@@ -209,6 +215,67 @@ struct AcdAddressOwner {
   int (*describe)(const void* ptr, int64_t size, char* out, size_t out_size);
 };
 void AcdAddressSetOwner(const struct AcdAddressOwner* owner);
+
+// ---- the foreign window (window.c) ----------------------------------------
+// Addresses that stand for the bytes of another memory: another wasm module's
+// linear memory, which C on wasm cannot address. The validator checks an
+// array that lives there through shadow structs in this memory whose buffer
+// pointers are foreign-window addresses (ACD_FOREIGN_ADDRESS_BASE + offset):
+// range checks compare with the mapped size, and every read of buffer content
+// goes through AcdLoad, which fetches the bytes with the mapped reader (a
+// small cache of lines keeps sequential scans to one fetch per line).
+
+// Fills dst with the n bytes at `address` of the foreign memory; nonzero when
+// the range is outside it.
+typedef int (*AcdForeignRead)(uint64_t address, void* dst, size_t n);
+
+// Maps `size` bytes of the foreign memory from address `origin` (window
+// offset 0 is foreign address origin), at most ACD_FOREIGN_ADDRESS_SIZE - 1,
+// read through `read`; a NULL read or size 0 unmaps. Either way the cache is
+// dropped.
+void AcdForeignMap(AcdForeignRead read, uint64_t origin, uint64_t size);
+
+#if defined(__EMSCRIPTEN__)
+// AcdForeignMap with the reader that asks Module.acdForeignRead (wasm only).
+void AcdForeignMapJs(uint64_t origin, uint64_t size);
+#endif
+
+// Whether [address, address + size) (at least one byte) meets the foreign window.
+int AcdAddressInForeignWindow(uintptr_t address, int64_t size);
+
+// Whether [address, address + size) lies in the mapped part of the window.
+int AcdForeignRangeReadable(uintptr_t address, int64_t size);
+
+// The foreign address a window address stands for (origin + offset), and the
+// end of the mapped part (origin + size).
+uint64_t AcdForeignAddressOf(uintptr_t address);
+uint64_t AcdForeignEnd(void);
+
+// A read of n bytes at a foreign-window address (AcdLoad's slow path).
+void AcdForeignLoad(const void* ptr, void* dst, size_t n);
+
+static inline int AcdIsForeignAddress(const void* ptr) {
+  return (uintptr_t)ptr - ACD_FOREIGN_ADDRESS_BASE < ACD_FOREIGN_ADDRESS_SIZE;
+}
+
+// Copies n bytes at ptr into dst: a plain copy for host memory, a read
+// through the mapped reader for a foreign-window address. ptr must have been
+// checked readable (AcdAddressRangeValid) for those bytes.
+static inline void AcdLoad(const void* ptr, void* dst, size_t n) {
+  if (AcdIsForeignAddress(ptr)) {
+    AcdForeignLoad(ptr, dst, n);
+  } else {
+    memcpy(dst, ptr, n);
+  }
+}
+
+// AcdLoad of one byte.
+static inline uint8_t AcdLoadU8(const void* ptr) {
+  if (!AcdIsForeignAddress(ptr)) return *(const uint8_t*)ptr;
+  uint8_t x;
+  AcdForeignLoad(ptr, &x, 1);
+  return x;
+}
 
 // ---- moves and releases (move.c) ----------------------------------------
 

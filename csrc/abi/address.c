@@ -27,6 +27,10 @@ int AcdAddressInDeviceWindow(uintptr_t address, int64_t size) {
 
 int AcdAddressRangeValid(const void* ptr, int64_t size) {
   if (ptr == NULL || size < 0) return 0;
+  // Another module's memory, mapped for a check (window.c): its own bounds.
+  if (AcdAddressInForeignWindow((uintptr_t)ptr, size)) {
+    return AcdForeignRangeReadable((uintptr_t)ptr, size);
+  }
   // Simulated device memory is never host memory, and host-accessible device
   // memory is not readable while a copy into it is pending (device/memory.c).
   if (AcdAddressInDeviceWindow((uintptr_t)ptr, size)) return 0;
@@ -42,6 +46,13 @@ int AcdAddressRangeValid(const void* ptr, int64_t size) {
 void AcdAddressDescribe(const void* ptr, int64_t size, char* out, size_t out_size) {
   out[0] = '\0';
   if (acd_owner.describe != NULL && acd_owner.describe(ptr, size, out, out_size)) return;
+  if (AcdAddressInForeignWindow((uintptr_t)ptr, size)) {
+    snprintf(out, out_size,
+             " (address %llu of the other module's memory, whose checked part ends at %llu)",
+             (unsigned long long)AcdForeignAddressOf((uintptr_t)ptr),
+             (unsigned long long)AcdForeignEnd());
+    return;
+  }
   if (AcdAddressInDeviceWindow((uintptr_t)ptr, size)) {
     snprintf(out, out_size,
              ", which is in the simulated device address space but in no live device "

@@ -40,6 +40,12 @@ int SchemaRelease(uintptr_t schema) {
 }
 int ArrayRelease(uintptr_t array) { return AcdArrayReleaseChecked(AcdPtr<ArrowArray>(array), &acd_last_error); }
 
+// Maps another module's memory into the foreign window for a check, or
+// unmaps it (size 0): see abi/window.c.
+void ForeignMap(double origin, double size) {
+  AcdForeignMapJs(static_cast<uint64_t>(origin), static_cast<uint64_t>(size));
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(arrow_c_device) {
@@ -49,6 +55,7 @@ EMSCRIPTEN_BINDINGS(arrow_c_device) {
   function("memorySize", &MemorySize);
   function("alloc", &Alloc);
   function("free", &Free);
+  function("foreignMap", &ForeignMap);
   function("schemaMove", &SchemaMove);
   function("arrayMove", &ArrayMove);
   function("deviceArrayMove", &DeviceArrayMove);

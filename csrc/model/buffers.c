@@ -14,22 +14,22 @@ int64_t AcdReadInt(const void* data, int64_t i, int width) {
   switch (width) {
     case 1: {
       int8_t x;
-      memcpy(&x, p, sizeof(x));
+      AcdLoad(p, &x, sizeof(x));
       return x;
     }
     case 2: {
       int16_t x;
-      memcpy(&x, p, sizeof(x));
+      AcdLoad(p, &x, sizeof(x));
       return x;
     }
     case 4: {
       int32_t x;
-      memcpy(&x, p, sizeof(x));
+      AcdLoad(p, &x, sizeof(x));
       return x;
     }
     default: {
       int64_t x;
-      memcpy(&x, p, sizeof(x));
+      AcdLoad(p, &x, sizeof(x));
       return x;
     }
   }

@@ -122,6 +122,8 @@ int64_t AcdStringLength(const char* s);
 // -1 when the `size` bytes at `data` are valid UTF-8, else the offset of the
 // first invalid sequence (used by validation).
 int64_t AcdUtf8Validate(const void* data, int64_t size);
+// AcdUtf8Validate of bytes that may be in the foreign window (abi.h).
+int64_t AcdUtf8ValidateAt(const void* data, int64_t size);
 
 // ---- buffers (buffers.c) ----------------------------------------------------
 // The per-type buffer-size rules of the C Data Interface, in one place: how

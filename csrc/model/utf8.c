@@ -55,3 +55,24 @@ int64_t AcdUtf8Validate(const void* data, int64_t size) {
   }
   return -1;
 }
+
+int64_t AcdUtf8ValidateAt(const void* data, int64_t size) {
+  if (!AcdIsForeignAddress(data)) return AcdUtf8Validate(data, size);
+  // Another module's bytes (abi/window.c): in chunks, a sequence cut at a
+  // chunk's end starting the next chunk.
+  uint8_t chunk[4096];
+  int64_t done = 0;
+  while (done < size) {
+    int64_t n = size - done < (int64_t)sizeof(chunk) ? size - done : (int64_t)sizeof(chunk);
+    AcdLoad((const uint8_t*)data + done, chunk, (size_t)n);
+    int64_t bad = AcdUtf8Validate(chunk, n);
+    if (bad < 0) {
+      done += n;
+    } else if (done + n < size && bad > 0 && n - bad < 4) {
+      done += bad;
+    } else {
+      return done + bad;
+    }
+  }
+  return -1;
+}

@@ -14,7 +14,7 @@
 #include "validate/validate.h"
 
 static int AcdSlotValid(const struct AcdArrayNode* node, int64_t i) {
-  return node->validity == NULL || ((node->validity[i >> 3] >> (i & 7)) & 1);
+  return node->validity == NULL || ((AcdLoadU8(node->validity + (i >> 3)) >> (i & 7)) & 1);
 }
 
 static int64_t AcdPopcount8(uint8_t x) {
@@ -30,7 +30,7 @@ static int AcdValidateNullCount(struct AcdValidation* v, const struct AcdArrayNo
   int64_t valid = 0;
   int64_t i = a->offset;
   for (; i < node->end && (i & 7) != 0; i++) valid += AcdSlotValid(node, i);
-  for (; node->end - i >= 8; i += 8) valid += AcdPopcount8(node->validity[i >> 3]);
+  for (; node->end - i >= 8; i += 8) valid += AcdPopcount8(AcdLoadU8(node->validity + (i >> 3)));
   for (; i < node->end; i++) valid += AcdSlotValid(node, i);
 
   int64_t nulls = a->length - valid;
@@ -63,7 +63,7 @@ static int AcdValidateOffsetsContent(struct AcdValidation* v, const struct AcdAr
     }
     // (An empty value may sit on a NULL data buffer: no pointer arithmetic.)
     if (utf8 && stop > start && AcdSlotValid(node, j)) {
-      int64_t bad = AcdUtf8Validate(data + start, stop - start);
+      int64_t bad = AcdUtf8ValidateAt(data + start, stop - start);
       if (bad >= 0) {
         return AcdValidationFail(v, "buffers[2]", EINVAL,
                                  "expected UTF-8 in slot %" PRId64 " (bytes %" PRId64
@@ -99,7 +99,9 @@ static int AcdValidateOneView(struct AcdValidation* v, const struct AcdArrayNode
                               int64_t i) {
   const struct ArrowArray* a = node->array;
   int64_t n_variadic = a->n_buffers - 3;
-  const uint8_t* view = (const uint8_t*)a->buffers[1] + 16 * i;
+  // Read through AcdLoad: the views may be another module's (abi/window.c).
+  uint8_t view[16];
+  AcdLoad((const uint8_t*)a->buffers[1] + 16 * i, view, sizeof(view));
   int32_t length;
   memcpy(&length, view, sizeof(length));
   if (length < 0) {
@@ -129,7 +131,9 @@ static int AcdValidateOneView(struct AcdValidation* v, const struct AcdArrayNode
                                i, length, index, size, offset);
     }
     data = (const uint8_t*)a->buffers[2 + index] + offset;
-    if (memcmp(view + 4, data, 4) != 0) {
+    uint8_t prefix[4];
+    AcdLoad(data, prefix, sizeof(prefix));
+    if (memcmp(view + 4, prefix, 4) != 0) {
       return AcdValidationFail(v, "buffers[1]", EINVAL,
                                "view %" PRId64 ": expected the prefix to equal the first 4 "
                                "bytes of its data (buffer %" PRId32 ", offset %" PRId32
@@ -139,7 +143,7 @@ static int AcdValidateOneView(struct AcdValidation* v, const struct AcdArrayNode
   }
 
   if (node->format.type == ACD_TYPE_STRING_VIEW) {
-    int64_t bad = AcdUtf8Validate(data, length);
+    int64_t bad = length <= 12 ? AcdUtf8Validate(data, length) : AcdUtf8ValidateAt(data, length);
     if (bad >= 0) {
       return AcdValidationFail(v, "buffers[1]", EINVAL,
                                "view %" PRId64 ": expected UTF-8, found an invalid sequence "
@@ -169,9 +173,9 @@ static int AcdValidateUnion(struct AcdValidation* v, const struct AcdArrayNode* 
     child_of[node->format.type_ids[k]] = (int16_t)k;
   }
 
-  const int8_t* type_ids = (const int8_t*)a->buffers[0];
+  const void* type_ids = a->buffers[0];
   for (int64_t i = a->offset; i < node->end; i++) {
-    int8_t id = type_ids[i];
+    int8_t id = (int8_t)AcdReadInt(type_ids, i, 1);
     if (id < 0 || child_of[id] < 0) {
       return AcdValidationFail(v, "buffers[0]", EINVAL,
                                "expected type_ids[%" PRId64 "] to be one of the ids in '%s', "
@@ -244,7 +248,9 @@ static int AcdValidateDate64(struct AcdValidation* v, const struct AcdArrayNode*
 #define ACD_DECIMAL_LIMBS 9
 
 // |value| of `width` bytes of little-endian two's complement, as limbs.
-static void AcdDecimalMagnitude(const uint8_t* value, int width, uint32_t* out) {
+static void AcdDecimalMagnitude(const uint8_t* at, int width, uint32_t* out) {
+  uint8_t value[32];
+  AcdLoad(at, value, (size_t)width);
   memset(out, 0, ACD_DECIMAL_LIMBS * sizeof(uint32_t));
   memcpy(out, value, (size_t)width);  // limbs are little-endian on every target
   int n = width / 4;

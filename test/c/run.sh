@@ -42,6 +42,9 @@ tail -1 "$tmp/deps.txt"
 "$tmp/test_stream"
 # Issue 9: callbacks, DAG trees and misaligned structs ("c-issue9: ...").
 "$cc" "${flags[@]}" "${files[@]}" "$root/test/c/test_issue9.c" -o "$tmp/test_issue9"
+# Issue 11: arrays in another memory, through the foreign window ("c-window: ...").
+"$cc" "${flags[@]}" "${files[@]}" "$root/test/c/test_window.c" -o "$tmp/test_window"
+"$tmp/test_window"
 "$tmp/test_issue9"
 
 # With --wasm, the same tests compiled by emcc and run by node, where
@@ -60,4 +63,6 @@ if [[ "${1:-}" == "--wasm" ]]; then
   node "$tmp/test_stream.js"
   emcc "${wasm[@]}" "${files[@]}" "$root/test/c/test_issue9.c" -o "$tmp/test_issue9.js"
   node "$tmp/test_issue9.js"
+  emcc "${wasm[@]}" "${files[@]}" "$root/test/c/test_window.c" -o "$tmp/test_window.js"
+  node "$tmp/test_window.js"
 fi

@@ -24,10 +24,11 @@ export interface CoreExports {
   schemaValidate(schema: number): number;
   arrayValidate(schema: number, array: number, level: number, schemaValid: boolean): number;
   formatCheck(format: string): number;
+  foreignMap(origin: number, size: number): void;
 }
 
 export const CORE_EXPORTS: readonly (keyof CoreExports)[] = [
   'lastError', 'bytesAllocated', 'memorySize', 'alloc', 'free', 'schemaInit', 'arrayInit', 'arrayAllocateBuffer',
   'deviceArrayInitDevice', 'schemaMove', 'arrayMove', 'deviceArrayMove', 'schemaRelease', 'arrayRelease',
-  'schemaValidate', 'arrayValidate', 'formatCheck',
+  'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap',
 ];

@@ -19,6 +19,8 @@ interface EmscriptenModule extends CoreExports {
   asm: { memory: WebAssembly.Memory; __indirect_function_table: WebAssembly.Table };
   /** Asked by csrc/abi/callback.c before C calls a function pointer read from a struct. */
   acdCallbackValid?: (fn: number, signature: number) => number;
+  /** Asked by csrc/abi/window.c for bytes of the memory mapped into the foreign window. */
+  acdForeignRead?: (address: number, dst: number, n: number) => number;
 }
 
 /**
@@ -251,6 +253,27 @@ export class Core {
    */
   arrayValidate(schema: number, array: number, level: number, schemaValid = false): void {
     this.check(this.m.arrayValidate(schema, array, level, schemaValid));
+  }
+
+  /**
+   * Runs body with the first `size` bytes of another module's memory mapped
+   * into the foreign window (csrc/abi/window.c): C reads of window addresses
+   * (ACD_FOREIGN_ADDRESS_BASE + address) copy those bytes from `memory`.
+   */
+  withForeignWindow<T>(memory: WebAssembly.Memory, size: number, body: () => T): T {
+    this.m.acdForeignRead = (address, dst, n) => {
+      const from = memory.buffer;
+      if (address + n > from.byteLength) return 1;
+      new Uint8Array(this.memory.buffer, dst, n).set(new Uint8Array(from, address, n));
+      return 0;
+    };
+    this.m.foreignMap(0, size);
+    try {
+      return body();
+    } finally {
+      this.m.foreignMap(0, 0);
+      this.m.acdForeignRead = undefined;
+    }
   }
 
   /** Parses a format string in C; throws its error (which quotes the string). */

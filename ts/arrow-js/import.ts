@@ -4,6 +4,7 @@
 
 import * as arrow from 'apache-arrow';
 import type { Core } from '../abi/core.js';
+import type { ReadSpace } from '../exchange/import.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import type { Imported, ImportedSchema } from '../exchange/handles.js';
 import { importArray, type Reader } from '../exchange/import.js';
@@ -21,9 +22,9 @@ export type { ImportMode } from '../model/raw.js';
  * unless `convert` names them. validatedFully: the tree was validated at
  * 'full' (the slot-by-slot reference checks are then not repeated).
  */
-export function readData(core: Core, ptr: number, type: DataType, mode: ImportMode, convert: readonly Conversion[] = [],
+export function readData(space: ReadSpace, ptr: number, type: DataType, mode: ImportMode, convert: readonly Conversion[] = [],
   validatedFully = false): arrow.Data {
-  const raw = readRaw(core, ptr, type, mode);
+  const raw = readRaw(space, ptr, type, mode);
   return buildArrow('array', () => toArrowData(raw, convert, 'array', validatedFully));
 }
 
@@ -47,9 +48,9 @@ export function buildArrow<T>(what: string, build: () => T): T {
 }
 
 /** Reads a moved struct array as a record batch, with the options' conversions. */
-export function batchReader(core: Core, options: ImportOptions): Reader<arrow.RecordBatch> {
-  return (s, ptr, mode) => {
-    const data = readData(core, ptr, s.field.type, mode, options.convert, options.validate === 'full');
+export function batchReader(options: ImportOptions): Reader<arrow.RecordBatch> {
+  return (s, ptr, mode, space) => {
+    const data = readData(space, ptr, s.field.type, mode, options.convert, options.validate === 'full');
     return buildArrow('array', () => toBatch(s, data, options.convert));
   };
 }
@@ -60,14 +61,14 @@ export function batchReader(core: Core, options: ImportOptions): Reader<arrow.Re
  * is moved or released.
  */
 export function importBatch(core: Core, schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<arrow.RecordBatch> {
-  return importArray(core, schema, array, 'ArrowArray', options, batchReader(core, options));
+  return importArray(core, schema, array, 'ArrowArray', options, batchReader(options));
 }
 
 /** Takes ownership of an ArrowArray of any type and imports it as a Vector. */
 export function importVector(core: Core, schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<arrow.Vector> {
   return importArray(core, schema, array, 'ArrowArray', options,
-    (s, ptr, mode) => {
-      const data = readData(core, ptr, s.field.type, mode, options.convert, options.validate === 'full');
+    (s, ptr, mode, space) => {
+      const data = readData(space, ptr, s.field.type, mode, options.convert, options.validate === 'full');
       return buildArrow('array', () => new arrow.Vector([data]));
     });
 }

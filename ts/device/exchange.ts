@@ -108,11 +108,11 @@ export function importDeviceBatch(core: Core, schema: number | ImportedSchema, d
   if (policy !== 'copy' && policy !== 'keep' && policy !== 'reject') {
     throw new ArrowCDeviceError(`device: expected 'copy', 'keep' or 'reject', found '${String(policy)}'`, EINVAL);
   }
-  if (options.from !== undefined) return importForeignDevice(core, schema, deviceArray, options, batchReader(core, options));
+  if (options.from !== undefined) return importForeignDevice(core, schema, deviceArray, options, batchReader(options));
   core.structs.checkRange(deviceArray, core.structs.size('ArrowDeviceArray'), 'ArrowDeviceArray');
   if (policy === 'keep') return keepOnDevice(core, schema, deviceArray);
   const type = core.structs.i32('ArrowDeviceArray', deviceArray, 'device_type');
-  const read = batchReader(core, options);
+  const read = batchReader(options);
   if (type === constants.ARROW_DEVICE_CPU) return importArray(core, schema, deviceArray, 'ArrowDeviceArray', options, read);
   if (policy === 'reject') throw notOnCpu(core, deviceArray);
   return copyToHost(core, schema, deviceArray, options, read);
@@ -124,12 +124,12 @@ export function importDeviceRaw(core: Core, schema: number | ImportedSchema, dev
   if (policy !== 'copy' && policy !== 'reject') {
     throw new ArrowCDeviceError(`device: expected 'copy' or 'reject' for a raw import, found '${String(policy)}'`, EINVAL);
   }
-  if (options.from !== undefined) return importForeignDevice(core, schema, deviceArray, options, rawReader(core));
+  if (options.from !== undefined) return importForeignDevice(core, schema, deviceArray, options, rawReader);
   core.structs.checkRange(deviceArray, core.structs.size('ArrowDeviceArray'), 'ArrowDeviceArray');
   const type = core.structs.i32('ArrowDeviceArray', deviceArray, 'device_type');
-  if (type === constants.ARROW_DEVICE_CPU) return importArray(core, schema, deviceArray, 'ArrowDeviceArray', options, rawReader(core));
+  if (type === constants.ARROW_DEVICE_CPU) return importArray(core, schema, deviceArray, 'ArrowDeviceArray', options, rawReader);
   if (policy === 'reject') throw notOnCpu(core, deviceArray);
-  return copyToHost(core, schema, deviceArray, options, rawReader(core));
+  return copyToHost(core, schema, deviceArray, options, rawReader);
 }
 
 /** A device array in another module's memory: CPU arrays only, copied ('keep' cannot hold one there). */

@@ -1,5 +1,5 @@
 // Importing structs that another wasm module produced in its own memory
-// (options.from), copy mode. The C validator reads only the core's memory,
+// (options.from), copy mode (view mode: view-from.ts). The C validator reads only the core's memory,
 // so the foreign tree is first copied into it: the schema node by node (its
 // strings and metadata byte for byte, no node reached twice), the array by
 // the per-type buffer rules of the raw reader, every read bounds-checked
@@ -13,7 +13,7 @@ import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
 import { metadataBytesAt } from '../model/metadata.js';
 import { readRaw, writeRaw } from '../model/raw.js';
 import { ImportedSchema } from './handles.js';
-import type { ForeignSource, ImportOptions } from './options.js';
+import type { ForeignSource } from './options.js';
 
 /** The deepest schema tree copied (the C validator's own limit is far deeper; this bounds the JS stack). */
 const MAX_DEPTH = 256;
@@ -113,7 +113,7 @@ export function copyArrayFrom(core: Core, from: ForeignSource, schema: ImportedS
 }
 
 /** Prefixes the module's name to the library's errors about its structs. */
-function named(from: ForeignSource, e: unknown): unknown {
+export function named(from: ForeignSource, e: unknown): unknown {
   return e instanceof ArrowCDeviceError ? new ArrowCDeviceError(`${from.name}: ${e.message}`, e.code) : e;
 }
 
@@ -128,11 +128,3 @@ export function releaseForeign(from: ForeignSource, struct: 'ArrowSchema' | 'Arr
     throw new ArrowCDeviceError(`${from.name}: ${struct === 'ArrowSchema' ? 'schema' : 'array'}.release: not a function that can be called as void(struct*); the struct was marked released`, code);
   }
 }
-
-/** The checks of options that every foreign import makes first. */
-export function checkForeignOptions(options: ImportOptions): void {
-  if ((options.mode ?? 'copy') !== 'copy') {
-    throw new ArrowCDeviceError(`mode: 'view' imports from another module are not available yet; use mode: 'copy'`, ENOSYS);
-  }
-}
-

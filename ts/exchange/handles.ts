@@ -10,6 +10,7 @@ import { Handle } from '../abi/handles.js';
 import { ARROW_C_ARRAY, ARROW_C_DEVICE_ARRAY, ARROW_C_SCHEMA, handOver, type ArrowCDescriptor } from './protocol.js';
 import { readField } from '../model/schema.js';
 import type { Field, Schema } from '../model/types.js';
+import type { ImportMode } from '../model/raw.js';
 
 /** Where an export's structs live: the core, or another module (acd.foreign()); both have an address space with an allocator. */
 export interface ExportOwner {
@@ -72,6 +73,12 @@ export class ExportedArray extends Handle {
   }
 }
 
+/** What a reader reads an ArrowArray in: the core's memory, or another module's (view mode). */
+export type ReadSpace = Pick<AddressSpace, 'structs'>;
+
+/** Reads an imported (validated, moved) ArrowArray at ptr of `space` into T. */
+export type Reader<T> = (schema: ImportedSchema, ptr: number, mode: ImportMode, space: ReadSpace) => T;
+
 /** A schema moved out of a producer's struct into this library's memory. */
 export class ImportedSchema extends Handle {
   /** The schema (a record batch's: a struct whose children are the columns). */
@@ -97,7 +104,8 @@ export class ImportedSchema extends Handle {
  * Imported data. In copy mode it owns only JS memory: the C array was
  * released during the import, so `value` is never rebuilt. In view mode it
  * owns the moved C array until release(); `value` is rebuilt over the new
- * buffer if wasm memory grew (views made earlier are then detached).
+ * buffer if the memory its views are over (`owner`'s: the core's, or another
+ * module's) grew (views made earlier are then detached).
  */
 export class Imported<T> extends Handle {
   #value: T;
@@ -109,18 +117,18 @@ export class Imported<T> extends Handle {
    * half-built handle whose finalizer would free what the caller took back.
    * `rebuild` (view mode only) reads the owned C array again.
    */
-  constructor(private readonly core: Core, value: T, rebuild: (() => T) | null, cleanup: () => void) {
+  constructor(private readonly owner: { readonly memory: WebAssembly.Memory }, value: T, rebuild: (() => T) | null, cleanup: () => void) {
     super(cleanup);
     this.#value = value;
     this.#rebuild = rebuild;
-    this.#buffer = core.memory.buffer;
+    this.#buffer = owner.memory.buffer;
   }
 
   get value(): T {
     if (this.released) throw new ArrowCDeviceError('imported data used after release()', EINVAL);
-    if (this.#rebuild !== null && this.#buffer !== this.core.memory.buffer) {
+    if (this.#rebuild !== null && this.#buffer !== this.owner.memory.buffer) {
       this.#value = this.#rebuild();
-      this.#buffer = this.core.memory.buffer;
+      this.#buffer = this.owner.memory.buffer;
     }
     return this.#value;
   }

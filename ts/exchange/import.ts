@@ -9,15 +9,15 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
 import { constants } from '../abi/generated/layout.js';
 import { readRaw, type ImportMode } from '../model/raw.js';
-import { checkForeignOptions, copyArrayFrom, copySchemaFrom, releaseForeign } from './from.js';
-import { Imported, ImportedSchema } from './handles.js';
+import { copyArrayFrom, copySchemaFrom, releaseForeign } from './from.js';
+import { Imported, ImportedSchema, type Reader } from './handles.js';
 import { LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions, type RawImport } from './options.js';
+import { importArrayViewFrom } from './view-from.js';
 
-/** Reads an imported (validated, moved) ArrowArray at ptr into T. */
-export type Reader<T> = (schema: ImportedSchema, ptr: number, mode: ImportMode) => T;
+export type { ReadSpace, Reader } from './handles.js';
 
 /** The raw reader: any type of the spec, as its C buffers and children. */
-export const rawReader = (core: Core): Reader<RawImport> => (s, ptr, mode) => ({ field: s.field, array: readRaw(core, ptr, s.field.type, mode) });
+export const rawReader: Reader<RawImport> = (s, ptr, mode, space) => ({ field: s.field, array: readRaw(space, ptr, s.field.type, mode) });
 
 /**
  * Takes ownership of the ArrowSchema at ptr: validates it, moves it into
@@ -55,7 +55,11 @@ export function importSchema(core: Core, ptr: number, from?: ForeignSource): Imp
  */
 export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, ptr: number, struct: 'ArrowArray' | 'ArrowDeviceArray',
   options: ImportOptions, read: Reader<T>): Imported<T> {
-  if (options.from !== undefined) return importArrayFrom(core, options.from, schemaArg, ptr, struct, options, read);
+  if (options.from !== undefined) {
+    return modeOf(options) === 'view'
+      ? importArrayViewFrom(core, options.from, schemaArg, ptr, struct, options, read)
+      : importArrayFrom(core, options.from, schemaArg, ptr, struct, options, read);
+  }
   const mode = modeOf(options);
   const level = levelOf(options);
   core.structs.checkRange(ptr, core.structs.size(struct), struct);
@@ -73,7 +77,7 @@ export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, p
       own = core.alloc(core.structs.size('ArrowArray'));
       core.arrayMove(arrayPtr, own);
       const owned = own;
-      const build = () => read(schema, owned, mode);
+      const build = () => read(schema, owned, mode, core);
       // Built before any handle exists: on failure the catch below is the only owner.
       const value = build();
       if (mode === 'copy') {
@@ -81,9 +85,9 @@ export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, p
         core.space.release('ArrowArray', owned);
         core.free(owned);
         if (ownsSchema) schema.release();
-        return new Imported(core, value, null, () => {});
+        return new Imported(core.space, value, null, () => {});
       }
-      return new Imported(core, value, build, () => {
+      return new Imported(core.space, value, build, () => {
         core.space.release('ArrowArray', owned);
         core.free(owned);
         if (ownsSchema) schema.release();
@@ -99,14 +103,13 @@ export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, p
 }
 
 /**
- * importArray from another module's memory (copy mode): the schema (unless
+ * importArray from another module's memory in copy mode: the schema (unless
  * an ImportedSchema is given) and the array are copied into the core, the
  * copy is imported as usual, then the producer's structs are released
  * through its table. On failure the producer's structs are untouched.
  */
 function importArrayFrom<T>(core: Core, from: ForeignSource, schemaArg: number | ImportedSchema, ptr: number,
   struct: 'ArrowArray' | 'ArrowDeviceArray', options: ImportOptions, read: Reader<T>): Imported<T> {
-  checkForeignOptions(options);
   modeOf(options);
   levelOf(options);
   const ownsSchema = typeof schemaArg === 'number';
@@ -165,7 +168,7 @@ export function withSchema<T>(core: Core, schemaArg: number | ImportedSchema,
  * the lossless path, for types apache-arrow lacks too.
  */
 export function importRaw(core: Core, schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<RawImport> {
-  return importArray(core, schema, array, 'ArrowArray', options, rawReader(core));
+  return importArray(core, schema, array, 'ArrowArray', options, rawReader);
 }
 
 /** A device array read here in place must be a CPU one without an event. */

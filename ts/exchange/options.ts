@@ -21,11 +21,19 @@ export interface ForeignSource {
 export interface ImportOptions {
   /**
    * The module whose memory the struct addresses belong to (acd.foreign());
-   * default: the core's own memory. Copy mode only, for now.
+   * default: the core's own memory.
    */
   from?: ForeignSource;
   /** 'copy' (default): owned copies, the C array is released at once; 'view': zero-copy until release(). */
   mode?: ImportMode;
+  /**
+   * View mode from another module that has no allocator (acd.foreign()
+   * without malloc and free): the struct is not moved but owned where it is,
+   * until release(). The caller must keep the memory that holds it (for
+   * parquet-wasm, its FFI object) alive and not release it until then.
+   * Without it, such an import is refused; with an allocator it is not needed.
+   */
+  inPlace?: boolean;
   /** How much the C validator checks before anything is read (default 'default'). */
   validate?: ValidationLevel;
   /**

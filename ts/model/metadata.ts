@@ -202,7 +202,9 @@ export function metadataBytesAt(space: Pick<AddressSpace, 'bytes'>, address: num
     throw new ArrowCDeviceError(`${what}: a pair count of ${count} needs at least ${count * 8} bytes, past the memory of ${limit} bytes`, EINVAL);
   }
   for (let i = 0; i < count * 2; i++) {
-    at += length(i);
+    // Not `at += length(i)`: that would add to the value `at` had before length() moved it past the length.
+    const n = length(i);
+    at += n;
     if (at > limit) throw new ArrowCDeviceError(`${what}: ${i % 2 === 0 ? 'key' : 'value'} ${i >> 1} runs past the memory of ${limit} bytes`, EINVAL);
   }
   return memory.slice(address, at);

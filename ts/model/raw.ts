@@ -91,7 +91,10 @@ export function readRaw(space: Pick<AddressSpace, 'structs'>, ptr: number, type:
 }
 
 function readNode(s: StructReader, t: ByteTaker, ptr: number, type: DataType, path: string): RawArray {
-  // Bounds-checked reads even at validate: 'none', naming the node.
+  // Bounds-checked reads even at validate: 'none', naming the node; aligned
+  // as the C validator requires of a struct in the core's memory.
+  const align = s.layout.structs.ArrowArray.align;
+  if (ptr % align !== 0) throw new ArrowCDeviceError(`${path}: expected a struct ArrowArray aligned to ${align} bytes, found ${ptr}`, EINVAL);
   s.checkRange(ptr, s.size('ArrowArray'), path);
   const length = s.i64('ArrowArray', ptr, 'length');
   const offset = s.i64('ArrowArray', ptr, 'offset');

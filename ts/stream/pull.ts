@@ -269,9 +269,6 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
 }
 
 function importStream(acd: CoreRef, kind: StreamKind, ptr: number, options: StreamImportOptions): StreamReader {
-  if (options.from !== undefined && (options.mode ?? 'copy') !== 'copy') {
-    throw new ArrowCDeviceError(`mode: 'view' imports from another module are not available yet; use mode: 'copy'`, ENOSYS);
-  }
   const calls = options.from === undefined ? coreCalls(acd.core, kind) : foreignCalls(options.from, kind);
   const s = calls.structs;
   const struct = STREAM_STRUCT[kind];

@@ -1,0 +1,117 @@
+// The foreign window (abi.h): addresses that stand for bytes of another
+// memory, read through a reader the embedder maps (on wasm, the TypeScript
+// side copying from another module's WebAssembly.Memory; natively, a test's
+// function). Reads go through a few cached lines, so that a scan of offsets
+// interleaved with a scan of the values they point to costs one fetch per
+// line of each, not one per value.
+
+#include <string.h>
+
+#include "abi/abi.h"
+
+#if defined(__EMSCRIPTEN__)
+#include <emscripten/em_js.h>
+#include <emscripten/emscripten.h>
+// The TypeScript side sets Module.acdForeignRead while it maps a module's
+// memory (ts/exchange/view-from.ts); addresses cross as unsigned 32-bit.
+EM_JS(int, AcdForeignReadJs, (uint32_t address, void* dst, size_t n), {
+  var read = Module["acdForeignRead"];
+  return read ? read(address >>> 0, dst >>> 0, n >>> 0) : 1;
+});
+
+static int AcdForeignReadThroughJs(uint64_t address, void* dst, size_t n) {
+  if (address > UINT32_MAX) return 1;
+  return AcdForeignReadJs((uint32_t)address, dst, n);
+}
+
+void AcdForeignMapJs(uint64_t origin, uint64_t size) {
+  AcdForeignMap(&AcdForeignReadThroughJs, origin, size);
+}
+#endif
+
+#define ACD_WINDOW_LINES 4
+#define ACD_WINDOW_LINE_SIZE 16384
+
+struct AcdWindowLine {
+  uint64_t start;  // offset in the window of line[0]
+  uint64_t size;   // bytes held; 0 when empty
+  uint64_t used;   // the tick of the last hit, for least-recently-used eviction
+  uint8_t bytes[ACD_WINDOW_LINE_SIZE];
+};
+
+static AcdForeignRead acd_read = NULL;
+static uint64_t acd_origin = 0;
+static uint64_t acd_size = 0;
+static uint64_t acd_tick = 0;
+static struct AcdWindowLine acd_lines[ACD_WINDOW_LINES];
+
+void AcdForeignMap(AcdForeignRead read, uint64_t origin, uint64_t size) {
+  if (size >= (uint64_t)ACD_FOREIGN_ADDRESS_SIZE) size = (uint64_t)ACD_FOREIGN_ADDRESS_SIZE - 1;
+  acd_read = size > 0 ? read : NULL;
+  acd_origin = origin;
+  acd_size = acd_read != NULL ? size : 0;
+  for (int k = 0; k < ACD_WINDOW_LINES; k++) acd_lines[k].size = 0;
+}
+
+int AcdAddressInForeignWindow(uintptr_t address, int64_t size) {
+  uint64_t at = (uint64_t)address;
+  uint64_t base = (uint64_t)ACD_FOREIGN_ADDRESS_BASE;
+  uint64_t end = at + (uint64_t)(size > 0 ? size : 1);
+  if (end < at) return 1;  // wraps around
+  return at < base + (uint64_t)ACD_FOREIGN_ADDRESS_SIZE && end > base;
+}
+
+uint64_t AcdForeignAddressOf(uintptr_t address) {
+  return acd_origin + ((uint64_t)address - (uint64_t)ACD_FOREIGN_ADDRESS_BASE);
+}
+
+uint64_t AcdForeignEnd(void) { return acd_origin + acd_size; }
+
+int AcdForeignRangeReadable(uintptr_t address, int64_t size) {
+  uint64_t at = (uint64_t)address - (uint64_t)ACD_FOREIGN_ADDRESS_BASE;
+  return (uint64_t)address >= (uint64_t)ACD_FOREIGN_ADDRESS_BASE && size >= 0 &&
+         at <= acd_size && (uint64_t)size <= acd_size - at;
+}
+
+// The line holding offset `at` of the window, fetched when no line does.
+static struct AcdWindowLine* AcdWindowLineAt(uint64_t at) {
+  struct AcdWindowLine* victim = &acd_lines[0];
+  for (int k = 0; k < ACD_WINDOW_LINES; k++) {
+    struct AcdWindowLine* line = &acd_lines[k];
+    if (line->size > 0 && at >= line->start && at - line->start < line->size) {
+      line->used = ++acd_tick;
+      return line;
+    }
+    if (line->used < victim->used) victim = line;
+  }
+  uint64_t n = acd_size - at < ACD_WINDOW_LINE_SIZE ? acd_size - at : ACD_WINDOW_LINE_SIZE;
+  victim->start = at;
+  victim->size = 0;
+  if (acd_read == NULL || n == 0 || acd_read(acd_origin + at, victim->bytes, (size_t)n) != 0) {
+    return NULL;
+  }
+  victim->size = n;
+  victim->used = ++acd_tick;
+  return victim;
+}
+
+void AcdForeignLoad(const void* ptr, void* dst, size_t n) {
+  uintptr_t address = (uintptr_t)ptr;
+  // Checked readable by the caller; a read the reader refuses all the same
+  // (the foreign memory cannot shrink, so only a caller's bug) reads zeros.
+  uint8_t* out = (uint8_t*)dst;
+  uint64_t at = (uint64_t)address - (uint64_t)ACD_FOREIGN_ADDRESS_BASE;
+  while (n > 0) {
+    struct AcdWindowLine* line = at < acd_size ? AcdWindowLineAt(at) : NULL;
+    if (line == NULL) {
+      memset(out, 0, n);
+      return;
+    }
+    uint64_t in_line = line->size - (at - line->start);
+    size_t take = in_line < n ? (size_t)in_line : n;
+    memcpy(out, line->bytes + (at - line->start), take);
+    out += take;
+    at += take;
+    n -= take;
+  }
+}
