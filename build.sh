@@ -52,7 +52,7 @@ inputs_hash() {
 stamp=build/.stamp-$what
 hash=$(inputs_hash)
 if [[ -f $stamp && $(cat "$stamp") == "$hash" && -f ts/abi/generated/core.js && -f ts/abi/generated/layout.ts && -f ts/abi/generated/wasm-table.ts \
-      && ( $what == core || -f dist/index.mjs ) ]]; then
+      && ( $what == core || ( -f dist/index.mjs && -f dist/lib/libarrow_c_device.a ) ) ]]; then
   say "up to date (inputs unchanged since the last build)"
   exit 0
 fi
@@ -100,6 +100,21 @@ node scripts/gen-core.mjs build/core/core.mjs ts/abi/generated/core.js
 # Each function table slot's signature, so that callbacks read from structs are
 # checked before C calls them (ts/abi/wasm-table.ts, csrc/abi/callback.c).
 node scripts/gen-wasm-table.mjs build/core/core.mjs ts/abi/wasm-table.ts ts/abi/generated/wasm-table.ts
+
+# ---- the static library (linked mode) -----------------------------------------
+# The same objects as an archive, for C/C++ projects that link the core into
+# their own module (README, "Linking the core into your own C/C++ module"),
+# and the headers they include, at the same paths as under csrc/ (bindings.h
+# is the bindings' own). Copied into dist/lib and dist/include below.
+rm -rf build/lib build/include
+mkdir -p build/lib build/include
+emar rcs build/lib/libarrow_c_device.a "${objs[@]}"
+mapfile -t headers < <(find csrc -name '*.h' -not -path 'csrc/examples/*' -not -name bindings.h | LC_ALL=C sort)
+for h in "${headers[@]}"; do
+  rel=${h#csrc/}
+  mkdir -p "build/include/$(dirname "$rel")"
+  cp "$h" "build/include/$rel"
+done
 [[ $what == core ]] && { echo "$hash" > "$stamp"; say "core done"; exit 0; }
 
 # ---- types and dist ---------------------------------------------------------
@@ -111,6 +126,7 @@ say "bundle (rollup)"
 # meanwhile never sees it half-written.
 rm -rf build/dist-staging
 ACD_DIST=build/dist-staging npx --no-install rollup -c rollup.config.mjs --silent
+cp -r build/lib build/include build/dist-staging/
 rm -rf build/dist-old
 [[ -d dist ]] && mv dist build/dist-old
 mv build/dist-staging dist

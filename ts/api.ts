@@ -5,6 +5,7 @@
 // ts/arrow-js/ (apache-arrow), ts/device/, ts/stream/.
 
 import type * as arrow from 'apache-arrow';
+import type { AttachOptions } from './abi/attach.js';
 import { Core, type LoadOptions } from './abi/core.js';
 import { ArrowCDeviceError, EINVAL } from './abi/errors.js';
 import { Handle } from './abi/handles.js';
@@ -52,6 +53,28 @@ export class ArrowCDevice {
   /** Loads a new instance of the core (its own memory). */
   static async load(options?: LoadOptions): Promise<ArrowCDevice> {
     return new ArrowCDevice(await Core.load(options));
+  }
+
+  static #attached = new WeakMap<Core, ArrowCDevice>();
+
+  /**
+   * Linked mode: binds the facade to an Emscripten module that linked the
+   * core as a static library (`dist/lib/libarrow_c_device.a`, headers in
+   * `dist/include`), so that its C/C++ code and this facade share one memory
+   * and pointers pass both ways as they are. `module` is what the module's
+   * factory resolves to. Its wasm binary is needed (to know its function
+   * table's signatures): pass it to the factory as `wasmBinary` (or here).
+   * The link flags it needs are checked, and a missing one is named in the
+   * error; attaching the same module again gives the same facade.
+   */
+  static attach(module: object, options?: AttachOptions): ArrowCDevice {
+    const core = Core.attach(module, options);
+    let acd = ArrowCDevice.#attached.get(core);
+    if (acd === undefined) {
+      acd = new ArrowCDevice(core);
+      ArrowCDevice.#attached.set(core, acd);
+    }
+    return acd;
   }
 
   /** The core's linear memory, where every struct and buffer lives. */

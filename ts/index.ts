@@ -36,11 +36,18 @@ export type { FieldLayout, Layout, StructLayout, StructName } from './abi/layout
 
 import { ArrowCDevice } from './api.js';
 import type { LoadOptions } from './abi/core.js';
+import type { AttachOptions } from './abi/attach.js';
 
 /** Loads a new instance of the wasm core. */
 export function load(options?: LoadOptions): Promise<ArrowCDevice> {
   return ArrowCDevice.load(options);
 }
+
+/** Linked mode: the facade over an Emscripten module that linked the core's static library (see ArrowCDevice.attach). */
+export function attach(module: object, options?: AttachOptions): ArrowCDevice {
+  return ArrowCDevice.attach(module, options);
+}
+export type { AttachOptions } from './abi/attach.js';
 export { describeArray, describeDeviceArray, describeSchema, describeStruct } from './inspect/inspect.js';
 export { compareBatches, normalize, schemaDifferences } from './arrow-js/compare.js';
 export { ExportedStream, StreamReader, exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream } from './stream/pull.js';

@@ -1,8 +1,10 @@
 // The one module that touches the Emscripten module object: loading the wasm
-// core, its memory, and its exports. Every C call that can fail goes through
+// core (or attaching to a module that linked it, checked by attach.ts), its
+// memory, and its exports. Every C call that can fail goes through
 // check(), the single funnel from errno codes to ArrowCDeviceError.
 
 import createAcdCore from './generated/core.js';
+import type { CoreExports } from './core-exports.js';
 import { DEVICE_EXPORTS, type DeviceExports } from './device-exports.js';
 import { STREAM_EXPORTS, type StreamExports } from './stream-exports.js';
 import { ArrowCDeviceError, EINVAL } from './errors.js';
@@ -11,30 +13,7 @@ import { MemorySpace, type FunctionTable, type ReleasableStruct } from './addres
 import type { StructReader } from './structs.js';
 import { TABLE_SIGNATURES } from './generated/wasm-table.js';
 import { parseTableSignatures } from './wasm-table.js';
-
-/** The C core's exports (csrc/abi/bindings.cpp). Pointers are wasm32 addresses. */
-interface CoreExports {
-  lastError(): string;
-  bytesAllocated(): number;
-  memorySize(): number;
-  alloc(size: number): number;
-  free(ptr: number): void;
-  schemaInit(schema: number, format: string, hasName: boolean, name: string, hasMetadata: boolean,
-    metadata: Uint8Array | string, flags: number, nChildren: number, withDictionary: boolean): number;
-  arrayInit(array: number, length: number, nullCount: number, offset: number, nBuffers: number,
-    nChildren: number, withDictionary: boolean): number;
-  arrayAllocateBuffer(array: number, i: number, size: number): number;
-  deviceArrayInitDevice(deviceArray: number, deviceType: number, deviceId: number): void;
-  schemaMove(src: number, dst: number): void;
-  arrayMove(src: number, dst: number): void;
-  deviceArrayMove(src: number, dst: number): void;
-  schemaRelease(schema: number): number;
-  arrayRelease(array: number): number;
-  schemaValidate(schema: number): number;
-  arrayValidate(schema: number, array: number, level: number, schemaValid: boolean): number;
-  formatCheck(format: string): number;
-  foreignMap(origin: number, size: number): void;
-}
+import { checkLinkedModule, type AttachOptions } from './attach.js';
 
 interface EmscriptenModule extends CoreExports {
   asm: { memory: WebAssembly.Memory; __indirect_function_table: WebAssembly.Table };
@@ -86,7 +65,11 @@ export class Core {
    */
   #signatures: Uint8Array;
 
-  private constructor(private readonly m: EmscriptenModule, slots: readonly string[]) {
+  /** For messages: 'the core' (loaded) or the linked module's name (attached). */
+  readonly name: string;
+
+  private constructor(private readonly m: EmscriptenModule, slots: readonly string[], name = 'the core') {
+    this.name = name;
     this.#signatures = signatureCodes(slots);
     const signatures = () => this.#signatures;
     m.acdCallbackValid = (fn, signature) => {
@@ -100,14 +83,14 @@ export class Core {
       },
       call: (index, signature, args, what) => {
         if (table.signatureOf(index) !== signature) {
-          throw new ArrowCDeviceError(`${what}: function pointer ${index} is not a function of signature '${signature}' in the core's table`, EINVAL);
+          throw new ArrowCDeviceError(`${what}: function pointer ${index} is not a function of signature '${signature}' in ${name}'s table`, EINVAL);
         }
         const fn = m.asm.__indirect_function_table.get(index) as (...a: (number | bigint)[]) => unknown;
         return this.unwinding(() => fn(...args));
       },
     };
     this.space = new MemorySpace({
-      name: 'the core\'s memory',
+      name: `${name}'s memory`,
       memory: m.asm.memory,
       layout: wasm32,
       table,
@@ -130,6 +113,22 @@ export class Core {
     }
     const m = (await createAcdCore(options.wasmBinary ? { wasmBinary: options.wasmBinary } : {})) as EmscriptenModule;
     return new Core(m, slots);
+  }
+
+  static #attached = new WeakMap<object, Core>();
+
+  /**
+   * Wraps an instantiated Emscripten module that linked the core as a static
+   * library (linked mode: one memory, the module's own). Attaching the same
+   * module again returns the same Core.
+   */
+  static attach(module: object, options: AttachOptions = {}): Core {
+    const known = typeof module === 'object' && module !== null ? Core.#attached.get(module) : undefined;
+    if (known !== undefined) return known;
+    const linked = checkLinkedModule(module, options);
+    const core = new Core(linked.module as unknown as EmscriptenModule, linked.slots, linked.name);
+    Core.#attached.set(module, core);
+    return core;
   }
 
   get memory(): WebAssembly.Memory {

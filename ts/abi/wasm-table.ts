@@ -2,8 +2,10 @@
 // element segments put into the function table, so that a callback index read
 // from a C struct can be checked (index in the table, a function, the exact
 // signature) before C calls it: a call_indirect of the wrong type traps.
-// Used by build.sh on the embedded core (ts/abi/generated/wasm-table.ts) and by
-// Core.load on a wasmBinary the caller supplies: one parser for both.
+// Used by build.sh on the embedded core (ts/abi/generated/wasm-table.ts), by
+// Core.load on a wasmBinary the caller supplies and by Core.attach on the
+// binary of a module that linked the core (also its export names and its
+// memory and table limits): one parser for all.
 
 /**
  * Each table slot's signature in Emscripten's notation (result, then
@@ -57,10 +59,11 @@ class Reader {
     this.skip(this.u32());
   }
 
-  limits(): void {
+  /** Limits: the maximum, or null when there is none. */
+  limits(): number | null {
     const flags = this.byte();
     this.u32();
-    if (flags & 1) this.u32();
+    return flags & 1 ? this.u32() : null;
   }
 
   /** A constant offset expression: i32.const n; end. */
@@ -84,14 +87,33 @@ class Reader {
   }
 }
 
+/** What Core.attach needs to know of a module's binary besides its table's slots. */
+export interface WasmFacts {
+  slots: TableSignatures;
+  /** The names of its exports. */
+  exports: string[];
+  /** Memory 0's maximum in 64 KiB pages (null: none declared); undefined when it has no memory. */
+  memoryMaximum: number | null | undefined;
+  /** Table 0's maximum (null: none declared, so it can grow); undefined when it has no table. */
+  tableMaximum: number | null | undefined;
+}
+
 /** The signatures of the table slots that a wasm binary's active element segments fill (table 0). */
 export function parseTableSignatures(bytes: Uint8Array): TableSignatures {
+  return parseWasm(bytes).slots;
+}
+
+/** The table's slots, the export names and the limits of a wasm binary. */
+export function parseWasm(bytes: Uint8Array): WasmFacts {
   const r = new Reader(bytes);
   if (bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) throw new Error('wasm: not a wasm binary (bad magic)');
   r.at = 8;
   const types: string[] = [];
   const funcTypes: number[] = []; // imported functions first, then defined ones
   const slots: TableSignatures = [];
+  const exports: string[] = [];
+  let memoryMaximum: number | null | undefined;
+  let tableMaximum: number | null | undefined;
   while (r.at < bytes.length) {
     const id = r.byte();
     const size = r.u32();
@@ -113,14 +135,26 @@ export function parseTableSignatures(bytes: Uint8Array): TableSignatures {
         s.name();
         const kind = s.byte();
         if (kind === 0) funcTypes.push(s.u32());
-        else if (kind === 1) { s.byte(); s.limits(); }
-        else if (kind === 2) s.limits();
+        else if (kind === 1) { s.byte(); const max = s.limits(); tableMaximum ??= max; }
+        else if (kind === 2) { const max = s.limits(); memoryMaximum ??= max; }
         else if (kind === 3) s.skip(2);
         else if (kind === 4) { s.byte(); s.u32(); }
         else throw new Error(`wasm: import section: unknown kind ${kind}`);
       }
     } else if (id === 3) {
       for (let n = s.u32(), i = 0; i < n; i++) funcTypes.push(s.u32());
+    } else if (id === 4) {
+      for (let n = s.u32(), i = 0; i < n; i++) { s.byte(); const max = s.limits(); tableMaximum ??= max; }
+    } else if (id === 5) {
+      for (let n = s.u32(), i = 0; i < n; i++) { const max = s.limits(); memoryMaximum ??= max; }
+    } else if (id === 7) {
+      for (let n = s.u32(), i = 0; i < n; i++) {
+        const length = s.u32();
+        exports.push(new TextDecoder().decode(bytes.subarray(s.at, s.at + length)));
+        s.skip(length);
+        s.byte();
+        s.u32();
+      }
     } else if (id === 9) {
       for (let n = s.u32(), i = 0; i < n; i++) {
         const flags = s.u32();
@@ -140,7 +174,7 @@ export function parseTableSignatures(bytes: Uint8Array): TableSignatures {
     r.at += size;
   }
   for (let i = 0; i < slots.length; i++) slots[i] ??= '';
-  return slots;
+  return { slots, exports, memoryMaximum, tableMaximum };
 }
 
 /** The one place that extracts the binary that Emscripten's SINGLE_FILE glue embeds (base64). */

@@ -1,0 +1,34 @@
+// The exports of csrc/abi, csrc/model and csrc/validate bindings.cpp (the
+// allocator, moves, releases, producing and validating structs), which
+// core.ts calls on the module, and their names, which attach.ts checks a
+// linked module for.
+
+/** The C core's exports (csrc/abi, model and validate bindings.cpp). Pointers are wasm32 addresses. */
+export interface CoreExports {
+  lastError(): string;
+  bytesAllocated(): number;
+  memorySize(): number;
+  alloc(size: number): number;
+  free(ptr: number): void;
+  schemaInit(schema: number, format: string, hasName: boolean, name: string, hasMetadata: boolean,
+    metadata: Uint8Array | string, flags: number, nChildren: number, withDictionary: boolean): number;
+  arrayInit(array: number, length: number, nullCount: number, offset: number, nBuffers: number,
+    nChildren: number, withDictionary: boolean): number;
+  arrayAllocateBuffer(array: number, i: number, size: number): number;
+  deviceArrayInitDevice(deviceArray: number, deviceType: number, deviceId: number): void;
+  schemaMove(src: number, dst: number): void;
+  arrayMove(src: number, dst: number): void;
+  deviceArrayMove(src: number, dst: number): void;
+  schemaRelease(schema: number): number;
+  arrayRelease(array: number): number;
+  schemaValidate(schema: number): number;
+  arrayValidate(schema: number, array: number, level: number, schemaValid: boolean): number;
+  formatCheck(format: string): number;
+  foreignMap(origin: number, size: number): void;
+}
+
+export const CORE_EXPORTS: readonly (keyof CoreExports)[] = [
+  'lastError', 'bytesAllocated', 'memorySize', 'alloc', 'free', 'schemaInit', 'arrayInit', 'arrayAllocateBuffer',
+  'deviceArrayInitDevice', 'schemaMove', 'arrayMove', 'deviceArrayMove', 'schemaRelease', 'arrayRelease',
+  'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap',
+];
