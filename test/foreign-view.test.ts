@@ -117,6 +117,24 @@ describe("a C producer's column in view mode", () => {
     expect(acd.bytesAllocated()).toBe(0);
   });
 
+  test('views over its memory exported back into it: copied right although the allocations grow that memory (and detach the views)', () => {
+    const n = 3_000_000;
+    const { p, from, schema, array } = produce(n, 5);
+    const v = acd.importVector(schema, array, { from, mode: 'view', validate: 'default' });
+    const bytes = p.memory.buffer.byteLength;
+    const e = acd.exportVector(v.value, 'x', { into: from });
+    expect(p.memory.buffer.byteLength).toBeGreaterThan(bytes); // it grew
+    const back = acd.importVector(e, { from, validate: 'full' } as never) as unknown as { value: arrow.Vector; release(): void };
+    const values = back.value;
+    expect(values.length).toBe(n);
+    for (const i of [0, 1, 2, n - 2, n - 1]) expect(values.get(i)).toBe(expected(n, 5)[i]);
+    back.release();
+    e.release();
+    v.release();
+    expect(from.bytesAllocated()).toBe(0);
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
   test('a module without an allocator cannot hand over in view mode, and says why', () => {
     const { p, schema, array } = produce();
     const bare = acd.foreign({ memory: p.memory, table: p.__indirect_function_table }, 'bare');

@@ -13,7 +13,7 @@ import type { InstalledCallback } from '../foreign/callbacks.js';
 import type { ForeignModule } from '../foreign/module.js';
 import { flagsOf, formatOf } from '../model/format.js';
 import { encodeMetadata } from '../model/metadata.js';
-import type { RawArray } from '../model/raw.js';
+import { isDetached, type RawArray } from '../model/raw.js';
 import { childFields, type Field } from '../model/types.js';
 
 /** What one exported node holds: the blocks it allocated (its release frees them). */
@@ -88,9 +88,20 @@ class Blocks {
     return p;
   }
 
-  bytes(data: Uint8Array): number {
-    const p = this.alloc(data.byteLength);
-    this.into.space.bytes.set(data, p);
+  /**
+   * A copy of data. A view of the module's own memory (a view-mode import
+   * exported back) is copied from where `views` found it before the export
+   * began: an allocation that grows the memory detaches such a view.
+   */
+  bytes(data: Uint8Array, views?: TargetViews): number {
+    const own = views?.get(data);
+    const p = this.alloc(own === undefined ? data.byteLength : own[1]);
+    if (own !== undefined) {
+      this.into.space.bytes.copyWithin(p, own[0], own[0] + own[1]);
+    } else {
+      if (isDetached(data)) throw new ArrowCDeviceError('a source buffer is detached (a view of a wasm memory that grew since)', EINVAL);
+      this.into.space.bytes.set(data, p);
+    }
     return p;
   }
 
@@ -165,8 +176,19 @@ export function writeSchemaInto(into: ForeignModule, ptr: number, field: Field):
   }, childFields(type), dictionary, (at, child) => writeSchemaInto(into, at, child));
 }
 
+/** Buffers of a raw tree that are views of the target module's memory: their [address, size] there. */
+type TargetViews = Map<Uint8Array, readonly [number, number]>;
+
+function collectTargetViews(raw: RawArray, memory: ArrayBufferLike, out: TargetViews): TargetViews {
+  for (const b of raw.buffers) if (b !== null && b.buffer === memory) out.set(b, [b.byteOffset, b.byteLength]);
+  raw.children.forEach((c) => collectTargetViews(c, memory, out));
+  if (raw.dictionary !== null) collectTargetViews(raw.dictionary, memory, out);
+  return out;
+}
+
 /** Initializes the ArrowArray at ptr (in the module's memory) with a copy of raw; on failure nothing stays allocated. */
-export function writeArrayInto(into: ForeignModule, ptr: number, raw: RawArray): void {
+export function writeArrayInto(into: ForeignModule, ptr: number, raw: RawArray,
+  views: TargetViews = collectTargetViews(raw, into.space.memory.buffer, new Map())): void {
   const s = into.space.structs;
   writeNode(into, 'ArrowArray', ptr, (blocks) => {
     s.setI64('ArrowArray', ptr, 'length', raw.length);
@@ -174,7 +196,11 @@ export function writeArrayInto(into: ForeignModule, ptr: number, raw: RawArray):
     s.setI64('ArrowArray', ptr, 'offset', raw.offset);
     s.setI64('ArrowArray', ptr, 'n_buffers', raw.buffers.length);
     const buffers = blocks.alloc(raw.buffers.length * s.layout.pointerSize);
-    raw.buffers.forEach((b, i) => into.space.view.setUint32(buffers + i * s.layout.pointerSize, b === null ? 0 : blocks.bytes(b), true));
+    raw.buffers.forEach((b, i) => {
+      // Allocated first: an allocation may grow the memory, and a view taken before it would be detached.
+      const at = b === null ? 0 : blocks.bytes(b, views);
+      into.space.view.setUint32(buffers + i * s.layout.pointerSize, at, true);
+    });
     s.setPtr('ArrowArray', ptr, 'buffers', buffers);
-  }, raw.children, raw.dictionary, (at, child) => writeArrayInto(into, at, child));
+  }, raw.children, raw.dictionary, (at, child) => writeArrayInto(into, at, child, views));
 }
