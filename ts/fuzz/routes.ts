@@ -87,8 +87,9 @@ export function runSync(route: Route, r: RouteInput): void {
       return;
     }
     case 'foreign': {
-      // Through the path of another module's memory ({ from }): copy mode only, for now.
-      const h = acd.importBatch(a.schemaRoot, a.arrayRoot, { mode: 'copy', validate, from: r.foreign });
+      // Through the path of another module's memory ({ from }): copy mode, or view mode with the
+      // validator reading that memory through the foreign window (csrc/abi/window.c).
+      const h = acd.importBatch(a.schemaRoot, a.arrayRoot, { mode, validate, from: r.foreign });
       try { readBatch(h.value); } finally { h.release(); }
       return;
     }
