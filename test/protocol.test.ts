@@ -158,3 +158,59 @@ describe('the protocol with another memory, in view mode, and for device arrays'
     expect(acd.bytesAllocated()).toBe(0);
   });
 });
+
+describe('requestedSchema (best effort, as PyCapsule requested_schema)', () => {
+  const strings = (type: arrow.Utf8 | arrow.LargeUtf8) => new arrow.RecordBatch({
+    a: arrow.vectorFromArray([1, 2, 3], new arrow.Int32()).data[0],
+    s: arrow.vectorFromArray(['x', null, 'zz'], type).data[0],
+    l: arrow.vectorFromArray([[1], [], [2, 3]], new arrow.List(new arrow.Field('item', new arrow.Int32(), true))).data[0],
+  });
+  const schemaOf = (s: arrow.DataType, l: arrow.DataType, names = ['a', 's', 'l']) =>
+    acd.exportSchema(new arrow.Schema([new arrow.Field(names[0], new arrow.Int32()), new arrow.Field(names[1], s), new arrow.Field(names[2], l)]));
+  const rows = (b: arrow.RecordBatch) => b.toArray().map((r) => {
+    const { a, s, l } = r.toJSON() as { a: number; s: string | null; l: Iterable<number> | null };
+    return { a, s, l: l === null ? null : [...l] };
+  });
+  const largeList = new arrow.LargeList(new arrow.Field('item', new arrow.Int32(), true));
+  const list = new arrow.List(new arrow.Field('item', new arrow.Int32(), true));
+
+  test.each(['core', 'another module'] as const)('32-bit offsets to 64-bit and back, in %s: the data converted, names kept', async (where) => {
+    const other = where === 'core' ? undefined : await ArrowCDevice.load();
+    const into = other === undefined ? undefined : acd.foreign({ memory: other.memory, table: other.core.table, malloc: (n) => other.core.alloc(n), free: (p) => other.core.free(p) }, 'other');
+    const e = acd.exportBatch(strings(new arrow.Utf8()), { into });
+    const wide = schemaOf(new arrow.LargeUtf8(), largeList);
+    const b = acd.importBatch(e as unknown as ArrowCProvider, { requestedSchema: wide, validate: 'full' });
+    expect(b.value.schema.fields.map((f) => String(f.type))).toEqual(['Int32', 'LargeUtf8', 'LargeList<Int32>']);
+    expect(rows(b.value)).toEqual(rows(strings(new arrow.Utf8())));
+    b.release();
+    e.release();
+    const e2 = acd.exportBatch(strings(new arrow.LargeUtf8()), { into });
+    const narrow = schemaOf(new arrow.Utf8(), list);
+    const n = acd.importBatch(e2 as unknown as ArrowCProvider, { requestedSchema: narrow, validate: 'full' });
+    expect(n.value.schema.fields.map((f) => String(f.type))).toEqual(['Int32', 'Utf8', 'List<Int32>']);
+    expect(rows(n.value)).toEqual(rows(strings(new arrow.Utf8())));
+    n.release();
+    e2.release();
+    wide.release();
+    narrow.release();
+    if (into !== undefined) expect(into.bytesAllocated()).toBe(0);
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
+  test('a request it cannot meet gets the export as it is; a request for other data is refused, nothing handed over', () => {
+    const e = acd.exportBatch(strings(new arrow.Utf8()));
+    const ints = acd.exportSchema(new arrow.Schema([new arrow.Field('a', new arrow.Int64()), new arrow.Field('s', new arrow.Utf8()), new arrow.Field('l', list)]));
+    const renamed = schemaOf(new arrow.Utf8(), list, ['a', 'text', 'l']);
+    const err = error(() => acd.importBatch(e as unknown as ArrowCProvider, { requestedSchema: renamed }));
+    expect(err.code).toBe(EINVAL);
+    expect(err.message).toBe('requestedSchema: schema: fields [a, s, l] and [a, text, l] are other data, not another representation of the same (the protocol negotiates representations only)');
+    expect(acd.core.structs.ptr('ArrowArray', e.array, 'release')).not.toBe(0); // still the export's
+    const b = acd.importBatch(e as unknown as ArrowCProvider, { requestedSchema: ints });
+    expect(String(b.value.schema.fields[0].type)).toBe('Int32'); // its own
+    b.release();
+    e.release();
+    ints.release();
+    renamed.release();
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+});

@@ -221,9 +221,9 @@ export class ArrowCDevice {
    * the descriptor is released after, which frees what the import did not
    * move out (all of it, when the import failed).
    */
-  private viaProtocol<T, O extends { from?: ForeignSource; mode?: string; inPlace?: boolean }>(provider: ArrowCProvider, symbol: symbol, what: string,
-    options: O | undefined, run: (d: ArrowCDescriptor, options: O) => T): T {
-    const d = descriptorOf(provider, symbol, what);
+  private viaProtocol<T, O extends { from?: ForeignSource; mode?: string; inPlace?: boolean; requestedSchema?: object }>(provider: ArrowCProvider, symbol: symbol,
+    what: string, options: O | undefined, run: (d: ArrowCDescriptor, options: O) => T): T {
+    const d = descriptorOf(provider, symbol, what, options?.requestedSchema);
     let keep = false;
     try {
       const o = (options ?? {}) as O;

@@ -9,6 +9,8 @@ import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { Handle } from '../abi/handles.js';
 import { ARROW_C_ARRAY, ARROW_C_DEVICE_ARRAY, ARROW_C_SCHEMA, handOver, type ArrowCDescriptor } from './protocol.js';
 import { readField } from '../model/schema.js';
+import type { ForeignModule } from '../foreign/module.js';
+import { recast } from './requested.js';
 import type { Field, Schema } from '../model/types.js';
 import type { ImportMode } from '../model/raw.js';
 
@@ -45,6 +47,8 @@ export class ExportedArray extends Handle {
   readonly space: AddressSpace;
 
   /** `struct`: what `array` is, an ArrowArray (default) or an ArrowDeviceArray. */
+  readonly #owner: ExportOwner;
+
   constructor(owner: ExportOwner, readonly schema: number, readonly array: number, readonly struct: 'ArrowArray' | 'ArrowDeviceArray' = 'ArrowArray') {
     const space = owner.space;
     super(() => {
@@ -54,21 +58,35 @@ export class ExportedArray extends Handle {
       space.allocator!.free(array);
     });
     this.space = space;
+    this.#owner = owner;
   }
 
-  /** The protocol (docs/protocol.md): the schema and the ArrowArray, moved into a descriptor the caller owns. */
-  [ARROW_C_ARRAY](): ArrowCDescriptor {
-    return this.handOver('ArrowArray', 'arrow.c_array');
+  /**
+   * The protocol (docs/protocol.md): the schema and the ArrowArray, moved into
+   * a descriptor the caller owns. `requestedSchema` (an object offering
+   * arrow.c_schema) asks for another representation of the same data:
+   * 32-bit or 64-bit offsets are converted; a request it cannot meet gets the
+   * export as it is; a request for other data is refused.
+   */
+  [ARROW_C_ARRAY](requestedSchema?: unknown): ArrowCDescriptor {
+    return this.handOver('ArrowArray', 'arrow.c_array', requestedSchema);
   }
 
-  /** The protocol: the schema and the ArrowDeviceArray (an export made as one), moved into a descriptor. */
-  [ARROW_C_DEVICE_ARRAY](): ArrowCDescriptor {
-    return this.handOver('ArrowDeviceArray', 'arrow.c_device_array');
+  /** The protocol: the schema and the ArrowDeviceArray (an export made as one), moved into a descriptor; requestedSchema as for arrow.c_array (CPU arrays). */
+  [ARROW_C_DEVICE_ARRAY](requestedSchema?: unknown): ArrowCDescriptor {
+    return this.handOver('ArrowDeviceArray', 'arrow.c_device_array', requestedSchema);
   }
 
-  private handOver(struct: 'ArrowArray' | 'ArrowDeviceArray', method: string): ArrowCDescriptor {
+  private handOver(struct: 'ArrowArray' | 'ArrowDeviceArray', method: string, requested: unknown): ArrowCDescriptor {
     if (this.released) throw new ArrowCDeviceError('array: used after release()', EINVAL);
     if (struct !== this.struct) throw new ArrowCDeviceError(`${method}: this export is an ${this.struct}`, EINVAL);
+    if (requested !== undefined && requested !== null) {
+      const s = this.space.structs;
+      if (s.ptr('ArrowSchema', this.schema, 'release') === 0) throw new ArrowCDeviceError('ArrowSchema: handed over or moved out already', EINVAL);
+      const onCpu = struct === 'ArrowArray' || s.i32('ArrowDeviceArray', this.array, 'device_type') === 1;
+      const at = struct === 'ArrowDeviceArray' ? this.array + s.offsetOf('ArrowDeviceArray', 'array') : this.array;
+      recast(this.#owner as Core | ForeignModule, requested, this.schema, at, onCpu);
+    }
     return handOver(this.space, [['ArrowSchema', this.schema, 'schema'], [struct, this.array, 'array']]);
   }
 }

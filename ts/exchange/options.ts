@@ -34,6 +34,13 @@ export interface ImportOptions {
    * Without it, such an import is refused; with an allocator it is not needed.
    */
   inPlace?: boolean;
+  /**
+   * Importing from a protocol provider (docs/protocol.md): the schema asked
+   * for, as an object offering [Symbol.for('arrow.c_schema')]() (for example
+   * acd.exportSchema(schema)), passed to the provider's method. Best effort,
+   * as PyCapsule's requested_schema: the provider may hand over its own.
+   */
+  requestedSchema?: object;
   /** How much the C validator checks before anything is read (default 'default'). */
   validate?: ValidationLevel;
   /**

@@ -102,10 +102,12 @@ export function handOver(space: AddressSpace, structs: readonly [ReleasableStruc
 }
 
 /** The protocol method of provider for `symbol`, or a clear error. */
-export function descriptorOf(provider: object, symbol: symbol, what: string): ArrowCDescriptor {
+export function descriptorOf(provider: object, symbol: symbol, what: string, requestedSchema?: unknown): ArrowCDescriptor {
   const method = (provider as Record<symbol, unknown>)[symbol];
   if (typeof method !== 'function') throw new ArrowCDeviceError(`${what}: the object has no [Symbol.for('${symbol.description}')]() method`, EINVAL);
-  const d = (method as () => ArrowCDescriptor).call(provider);
+  const d = (requestedSchema === undefined
+    ? (method as () => ArrowCDescriptor).call(provider)
+    : (method as (r: unknown) => ArrowCDescriptor).call(provider, requestedSchema));
   if (d === null || typeof d !== 'object' || !(d.memory instanceof WebAssembly.Memory) || typeof d.release !== 'function') {
     throw new ArrowCDeviceError(`${what}: [Symbol.for('${symbol.description}')]() did not return a descriptor { memory, table, schema, ..., release }`, EINVAL);
   }
