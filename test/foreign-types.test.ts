@@ -254,3 +254,4 @@ describe.each(['copy', 'view'] as const)('every type its C code produces, import
     expect(p.types_live_blocks()).toBe(0);
   });
 });
+
