@@ -9,6 +9,8 @@
 // (in the normalization of ts/model/raw-values.ts), not read from the module.
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { EINVAL } from '../ts/abi/errors.js';
 import { ArrowCDevice } from '../ts/api.js';
 import { fromArrowData } from '../ts/arrow-js/arrow-data.js';
@@ -123,6 +125,14 @@ const arrowValues = (v: arrow.Vector | arrow.Data) => {
   const data = v instanceof arrow.Data ? v : v.data[0];
   return rawValues(fromArrowData(data, fromArrowType(data.type)));
 };
+
+test("its C code is its own: libc and the spec's header only, no import but the memory-growth notice", () => {
+  for (const file of ['types.h', 'types.c', 'types-nested.c', 'types-consume.c']) {
+    const includes = [...readFileSync(join(__dirname, 'foreign', file), 'utf8').matchAll(/^#include [<"](.*)[>"]$/gm)].map((m) => m[1]);
+    expect(includes.filter((h) => !/^(errno|math|stdarg|stddef|stdint|stdio|stdlib|string)\.h$/.test(h))).toEqual(file === 'types.h' ? ['arrow_c_device.h'] : ['types.h']);
+  }
+  expect(WebAssembly.Module.imports(new WebAssembly.Module(producerWasm())).map((i) => `${i.module}.${i.name}`)).toEqual(['env.emscripten_notify_memory_growth']);
+});
 
 describe.each(['copy', 'view'] as const)('every type its C code produces, imported from it in %s mode at full', (mode) => {
   test('the module has the cases listed here, in this order', () => {

@@ -111,6 +111,7 @@ static int check(const struct ArrowSchema* s, const struct ArrowArray* a, const 
   else if (!strcmp(f, "+s")) buffers = 1, children = s->n_children;
   if (buffers < 0) return fail(path, "a format this consumer does not read");
   if (a->n_buffers != buffers || a->n_children != children || s->n_children != children) return fail(path, "n_buffers or n_children not as the format says");
+  if (a->buffers == NULL || (children > 0 && (a->children == NULL || s->children == NULL))) return fail(path, "NULL buffers or children");
   if (a->null_count != 0 && a->buffers[0] == NULL && a->length > 0) return fail(path, "nulls without a validity bitmap");
   if (buffers >= 2 && a->length > 0 && a->buffers[1] == NULL) return fail(path, "a NULL data buffer");
   int64_t end = a->offset + a->length;

@@ -109,8 +109,9 @@ struct ArrowArray* t_fixed(const void* values, size_t width, int64_t phys, int64
 }
 
 struct ArrowArray* t_strings(const char* const* values, int64_t phys, int64_t offset, int large) {
-  struct ArrowArray* a = t_array(phys - offset, offset, 3, 0);
   char valid[64] = {0};
+  if (phys >= (int64_t)sizeof valid) __builtin_trap();  // the cases are short
+  struct ArrowArray* a = t_array(phys - offset, offset, 3, 0);
   size_t total = 2;
   for (int64_t i = 0; i < phys; i++) {
     valid[i] = values[i] ? '1' : '0';
