@@ -1,6 +1,7 @@
 // The foreign module of the foreign-module tests: test/foreign/producer.c
-// built by emcc as a standalone wasm module (its own memory, allocator and
-// growable table), once per test file.
+// and the type cases and consumer of types*.c, built by emcc as one
+// standalone wasm module (its own memory, allocator and growable table),
+// once per test file.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +28,24 @@ export interface Producer {
   make_stream(batches: bigint, failAt: bigint): number;
   drain_stream(stream: number): bigint;
   consumer_message_ptr(): number;
+  // types.c, types-nested.c, types-consume.c
+  types_live_blocks(): number;
+  types_roots_released(): number;
+  types_nodes_released(): number;
+  types_streams_released(): number;
+  types_free(p: number): void;
+  types_message(): number;
+  case_count(): number;
+  case_name(i: number): number;
+  case_schema(i: number): number;
+  case_array(i: number): number;
+  case_device_array(i: number): number;
+  batch_schema(): number;
+  batch_array(): number;
+  batch_device_array(): number;
+  consume_batch(schema: number, array: number): bigint;
+  consume_stream(stream: number): bigint;
+  types_stream(batches: bigint): number;
 }
 
 let wasm: Uint8Array | undefined;
@@ -37,7 +56,8 @@ export function producerWasm(): Uint8Array {
     const dir = mkdtempSync(join(tmpdir(), 'acd-foreign-'));
     const out = join(dir, 'producer.wasm');
     execFileSync('emcc', ['-O2', '-std=c11', '-Wall', '-Werror', '-sSTANDALONE_WASM', '--no-entry', '-sALLOW_MEMORY_GROWTH', '-sALLOW_TABLE_GROWTH',
-      '-sEXPORTED_FUNCTIONS=_malloc,_free', `-I${join(ROOT, 'csrc')}`, join(ROOT, 'test', 'foreign', 'producer.c'), '-o', out],
+      '-sEXPORTED_FUNCTIONS=_malloc,_free', `-I${join(ROOT, 'csrc')}`,
+      ...['producer.c', 'types.c', 'types-nested.c', 'types-consume.c'].map((f) => join(ROOT, 'test', 'foreign', f)), '-o', out],
     { env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') }, stdio: 'pipe' });
     wasm = readFileSync(out);
   }

@@ -9,7 +9,7 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
 import { constants } from '../abi/generated/layout.js';
 import { readRaw, type ImportMode } from '../model/raw.js';
-import { copyArrayFrom, copySchemaFrom, releaseForeign } from './from.js';
+import { copyArrayFrom, copySchemaFrom, named, releaseForeign } from './from.js';
 import { Imported, ImportedSchema, type Reader } from './handles.js';
 import { LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions, type RawImport } from './options.js';
 import { importArrayViewFrom } from './view-from.js';
@@ -122,7 +122,7 @@ function importArrayFrom<T>(core: Core, from: ForeignSource, schemaArg: number |
       result = importArray(core, schema, own, 'ArrowArray', { ...options, from: undefined }, read);
     } catch (e) {
       core.space.release('ArrowArray', own);
-      throw e;
+      throw named(from, e); // as view mode and the copy's own errors are: the module's name first
     } finally {
       core.free(own);
     }

@@ -13,6 +13,7 @@ import type { ImportOptions } from '../exchange/options.js';
 import { importBatch } from '../arrow-js/import.js';
 import { importDeviceBatch } from '../device/exchange.js';
 import { toArrowSchema } from '../arrow-js/arrow-types.js';
+import { convertedType } from '../arrow-js/arrow-data.js';
 import type { CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
 import { writeSchema } from '../model/schema.js';
@@ -184,7 +185,9 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
       finish(st);
     });
     this.st = st;
-    this.schema = toArrowSchema(st.schema!.schema);
+    // The batches' schema: with the types options.convert converts converted, as each batch has them.
+    const { fields, metadata } = st.schema!.schema;
+    this.schema = toArrowSchema({ fields: fields.map((f) => ({ ...f, type: convertedType(f.type, options.convert ?? []) })), metadata });
     this.deviceType = st.kind === 'device'
       ? st.calls.structs.i32('ArrowDeviceArrayStream', st.own, 'device_type')
       : constants.ARROW_DEVICE_CPU;
