@@ -135,6 +135,34 @@ describe("a C producer's column in view mode", () => {
     expect(acd.bytesAllocated()).toBe(0);
   });
 
+  test("a release that is no function of its table is refused before anything moves; one of the wrong kind is reported by release(), without a trap; both instances work on", () => {
+    const { p, from, schema, array } = produce(4, 0);
+    const st = from.space.structs;
+    const release = st.ptr('ArrowArray', array, 'release');
+    st.setPtr('ArrowArray', array, 'release', 99999);
+    const err = error(() => acd.importVector(schema, array, { from, mode: 'view' }));
+    expect(err.code).toBe(EINVAL);
+    expect(err.message).toBe("producer: array.release: 99999 is not a function in the module's table");
+    expect(st.ptr('ArrowArray', array, 'release')).toBe(99999); // not moved
+    st.setPtr('ArrowArray', array, 'release', p.add_ptr()); // int(int, int): the wrong kind
+    const v = acd.importVector(p.make_schema(), array, { from, mode: 'view', validate: 'full' });
+    expect([...v.value]).toEqual(expected(4, 0));
+    const bad = error(() => v.release());
+    expect(bad.message).toMatch(/^producer: array\.release: not a function that can be called as void\(struct\*\)/);
+    expect(v.released).toBe(true);
+    st.setPtr('ArrowArray', array, 'release', release);
+    // Both instances work on.
+    const w = acd.importVector(schema, p.make_array(3n, 0n), { from, mode: 'view' });
+    expect([...w.value]).toEqual(expected(3, 0));
+    w.release();
+    const e = acd.exportVector(arrow.vectorFromArray([1, 2], new arrow.Int32()), 'x');
+    const core = acd.importVector(e as never) as unknown as { value: arrow.Vector; release(): void };
+    expect([...core.value]).toEqual([1, 2]);
+    core.release();
+    e.release();
+    expect(acd.bytesAllocated()).toBe(0);
+  });
+
   test('a module without an allocator cannot hand over in view mode, and says why', () => {
     const { p, schema, array } = produce();
     const bare = acd.foreign({ memory: p.memory, table: p.__indirect_function_table }, 'bare');
