@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import { releaseThrough } from '../ts/abi/address-space.js';
-import { EINVAL, EIO } from '../ts/abi/errors.js';
+import { ArrowCDeviceError, EINVAL, EIO } from '../ts/abi/errors.js';
 import { ArrowCDevice } from '../ts/api.js';
 import { CALLBACK_SIGNATURES, ForeignModule, partsFromExports } from '../ts/foreign/module.js';
 import { trampolineBinary } from '../ts/foreign/trampoline.js';
@@ -133,4 +133,11 @@ describe('calls through its table', () => {
     expect(WebAssembly.validate(trampolineBinary(CALLBACK_SIGNATURES))).toBe(true);
     expect(CALLBACK_SIGNATURES).toEqual(['vi', 'iii', 'ii', 'iiii', 'viiii', 'vij']);
   });
+});
+
+test("load() refuses an option it does not know ({ memory } once looked like a way to read another module), naming the way that works", async () => {
+  const err = await ArrowCDevice.load({ memory: new WebAssembly.Memory({ initial: 1 }) } as never).then(() => null, (e: unknown) => e as ArrowCDeviceError);
+  expect(err).toBeInstanceOf(ArrowCDeviceError);
+  expect(err!.code).toBe(EINVAL);
+  expect(err!.message).toMatch(/^load: unknown option 'memory' \(the only one is wasmBinary\); to read or write another module's memory, use acd\.foreign/);
 });

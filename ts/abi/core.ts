@@ -101,6 +101,12 @@ export class Core {
   }
 
   static async load(options: LoadOptions = {}): Promise<Core> {
+    // An option it does not know is an error, not silently ignored: { memory } was once taken for a way to read another module.
+    const unknown = Object.keys(options ?? {}).filter((k) => k !== 'wasmBinary');
+    if (unknown.length > 0) {
+      throw new ArrowCDeviceError(`load: unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')} (the only one is wasmBinary); ` +
+        "to read or write another module's memory, use acd.foreign({ memory, table, malloc, free }) with { from } / { into }, or link the core into it (ArrowCDevice.attach)", EINVAL);
+    }
     // The embedded binary's table was parsed at build time; a supplied one
     // is parsed here, with the same parser.
     let slots = TABLE_SIGNATURES.split(',');
