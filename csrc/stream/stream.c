@@ -128,7 +128,7 @@ int AcdArrayStreamInitSource(struct ArrowArrayStream* stream, struct AcdBatchSou
                        "source: device_type: an ArrowArrayStream carries CPU arrays (%d), found %d",
                        ARROW_DEVICE_CPU, source->device_type);
   }
-  struct AcdSourceStreamPrivate* p;
+  struct AcdSourceStreamPrivate* p = NULL;
   int code = AcdSourceStreamNew(source, &p, error);
   if (code != ACD_OK) return code;
   stream->get_schema = &AcdArraySourceGetSchema;
@@ -182,7 +182,7 @@ int AcdDeviceArrayStreamInitSource(struct ArrowDeviceArrayStream* stream,
                                    struct AcdBatchSource* source, struct AcdError* error) {
   stream->release = NULL;
   ArrowDeviceType device_type = source->device_type;
-  struct AcdSourceStreamPrivate* p;
+  struct AcdSourceStreamPrivate* p = NULL;
   int code = AcdSourceStreamNew(source, &p, error);
   if (code != ACD_OK) return code;
   stream->device_type = device_type;
