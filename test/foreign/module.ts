@@ -27,6 +27,17 @@ export interface Producer {
   make_stream(batches: bigint, failAt: bigint): number;
   drain_stream(stream: number): bigint;
   consumer_message_ptr(): number;
+  // test/foreign/async.c: the async device stream, both sides
+  async_live_blocks(): number;
+  async_stat(i: number): bigint;
+  async_reset_stats(): void;
+  async_producer_start(handler: number, batches: bigint, rows: bigint, failAt: bigint): number;
+  async_producer_pump(producer: number): number;
+  async_consumer_new(window: bigint, cancelAfter: bigint, defer: number): number;
+  async_consumer_pump(handler: number): bigint;
+  async_consumer_result(handler: number, i: number): bigint;
+  async_consumer_message(handler: number): number;
+  async_consumer_free(handler: number): void;
 }
 
 let wasm: Uint8Array | undefined;
@@ -37,7 +48,8 @@ export function producerWasm(): Uint8Array {
     const dir = mkdtempSync(join(tmpdir(), 'acd-foreign-'));
     const out = join(dir, 'producer.wasm');
     execFileSync('emcc', ['-O2', '-std=c11', '-Wall', '-Werror', '-sSTANDALONE_WASM', '--no-entry', '-sALLOW_MEMORY_GROWTH', '-sALLOW_TABLE_GROWTH',
-      '-sEXPORTED_FUNCTIONS=_malloc,_free', `-I${join(ROOT, 'csrc')}`, join(ROOT, 'test', 'foreign', 'producer.c'), '-o', out],
+      '-sEXPORTED_FUNCTIONS=_malloc,_free', `-I${join(ROOT, 'csrc')}`, join(ROOT, 'test', 'foreign', 'producer.c'),
+      join(ROOT, 'test', 'foreign', 'async.c'), '-o', out],
     { env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') }, stdio: 'pipe' });
     wasm = readFileSync(out);
   }
