@@ -7,6 +7,8 @@
 // producer does one step per async_producer_pump() call (request() only
 // records the demand, as the spec requires: it never calls the handler), and
 // the deferred consumer extracts its queued tasks in async_consumer_pump().
+// Longer than 400 lines: both sides are in one file because they share the
+// batches and the counters the test reads.
 
 #include <errno.h>
 #include <stdint.h>
