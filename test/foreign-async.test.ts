@@ -187,6 +187,13 @@ describe('a C producer in another module drives acd.asyncConsumer({ from })', ()
     const { module: from } = load('producer');
     const consumer = acd.asyncConsumer({ from });
     const slots = handlerSlots(from, consumer.handler);
+    // Our callbacks serve their own handler only: another struct (a stale or forged pointer) is refused.
+    const other = from.space.allocator!.alloc(64);
+    expect(from.space.table!.call(slots[0]!, 'iii', [other, other], 'on_schema')).toBe(EINVAL);
+    expect(from.space.table!.call(slots[1]!, 'iiii', [other, other, 0], 'on_next_task')).toBe(EINVAL);
+    from.space.table!.call(slots[3]!, 'vi', [other], 'release');
+    expect(consumer.isReleased).toBe(false);
+    from.space.allocator!.free(other);
     consumer.release();
     expect(consumer.isReleased).toBe(true);
     for (const slot of slots) expect(from.table!.get(slot)).toBeNull();
@@ -310,6 +317,23 @@ describe('acd.produceAsync(handler, source, { into }) drives a handler its C con
     p.async_consumer_free(handler);
     expect(p.async_live_blocks()).toBe(0);
     expect(into.bytesAllocated()).toBe(0);
+  });
+});
+
+describe('both sides ours, every struct and call in the other module', () => {
+  test.each(['copy', 'view'] as const)('%s mode: our producer calls our handler through its table', async (mode) => {
+    const { p, module } = load('m');
+    const consumer = acd.asyncConsumer({ from: module, mode, window: 1 });
+    const source = batches(3, 4);
+    const production = acd.produceAsync(consumer.handler, source, { into: module, taskMetadata: (_b, i) => new Map([['i', String(i)]]) });
+    const got: unknown[] = [];
+    for await (const { batch, metadata } of consumer.entries()) got.push({ x: [...batch.getChild('x')!], metadata });
+    expect(got).toEqual(source.map((b, i) => ({ x: [...b.getChild('x')!], metadata: new Map([['i', String(i)]]) })));
+    expect(await production.done).toMatchObject({ tasks: 3, extracted: 3, discarded: 0, error: null });
+    await consumer.done;
+    consumer.release();
+    expect(module.bytesAllocated()).toBe(0);
+    expect(p.async_live_blocks()).toBe(0);
   });
 });
 

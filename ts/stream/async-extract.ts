@@ -35,7 +35,8 @@ export function extractTask(
     if (code !== 0) {
       const refused = calls.refusal();
       const why = refused === '' ? '' : `: ${refused}`;
-      throw new ArrowCDeviceError(`extract_data returned ${code} (${errnoName(code)})${why}`, code);
+      const where = calls.from === undefined ? '' : `${calls.from.name}: `;
+      throw new ArrowCDeviceError(`${where}extract_data returned ${code} (${errnoName(code)})${why}`, code);
     }
     const arrayAt = out + s.offsetOf('ArrowDeviceArray', 'array');
     if (s.ptr('ArrowArray', arrayAt, 'release') === 0) {
