@@ -284,13 +284,18 @@ class AsyncProducer implements ProducerCallbacks {
       const f = failure(e);
       throw new ArrowCDeviceError(`batch ${this.index}: ${f.message}`, f.code);
     }
-    const task = t.makeTask(batch, this.field!, (wanted: boolean) => { if (wanted) this.stats.extracted++; else this.stats.discarded++; });
-    let metadata = 0;
+    const metadata = t.metadata(this.options.taskMetadata?.(batch, this.index) ?? null);
+    let task: number;
+    try {
+      task = t.makeTask(batch, this.field!, (wanted: boolean) => { if (wanted) this.stats.extracted++; else this.stats.discarded++; });
+    } catch (e) {
+      if (metadata !== 0) t.free(metadata);
+      throw e;
+    }
+    this.index++;
+    this.stats.tasks++;
     let code: number;
     try {
-      metadata = t.metadata(this.options.taskMetadata?.(batch, this.index) ?? null);
-      this.index++;
-      this.stats.tasks++;
       code = this.call('on_next_task', () => t.onNextTask(this.handler, task, metadata));
     } catch (e) {
       // It threw before taking the task: drop it (a copy it kept now gives EINVAL).
