@@ -85,8 +85,9 @@ export function coreAsyncCalls(core: Core): AsyncCalls {
 /**
  * Another module's memory: the handler and every struct the consumer
  * allocates are in it (its allocator), the producer's callbacks are called
- * through its table. Errors noted by the handler's callbacks, which must
- * never throw (they run inside its code), go to `uncaught`.
+ * through its table. The handler's callbacks run inside its code, so they
+ * never throw: what they catch is noted in the stream runtime's `uncaught`
+ * and becomes their errno code.
  */
 export function foreignAsyncCalls(core: Core, from: ForeignModule): AsyncCalls {
   const space = from.space;
@@ -97,13 +98,13 @@ export function foreignAsyncCalls(core: Core, from: ForeignModule): AsyncCalls {
     throw new ArrowCDeviceError(`from: ${from.name} needs a function table and an allocator (malloc and free) for an async stream to come from it: ` +
       'the handler is allocated in its memory and its callbacks are installed in its table', EINVAL);
   }
-  const uncaught = streamRuntime(core);
+  const rt = streamRuntime(core);
   const installedOf = new Map<number, InstalledCallback[]>();
   const guarded = (body: () => number): number => {
     try {
       return body();
     } catch (e) {
-      uncaught.noteUncaught(e);
+      rt.noteUncaught(e);
       return failure(e).code;
     }
   };
