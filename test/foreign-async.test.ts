@@ -318,6 +318,20 @@ describe('acd.produceAsync(handler, source, { into }) drives a handler its C con
     expect(p.async_live_blocks()).toBe(0);
     expect(into.bytesAllocated()).toBe(0);
   });
+
+  test('a handler.release that traps in its code: an EIO error naming it, the producer cleaned up, the core untouched', async () => {
+    const { p, module: into } = load('consumer');
+    const handler = p.async_consumer_new(4n, 0n, 0);
+    into.space.structs.setPtr('ArrowAsyncDeviceStreamHandler', handler, 'release', p.boom_ptr()); // void(void*): the right kind
+    const stats = await acd.produceAsync(handler, batches(2, 3), { into }).done;
+    expect(stats).toMatchObject({ tasks: 2, extracted: 2 });
+    expect(stats.error?.code).toBe(EIO);
+    expect(stats.error?.message).toMatch(/^consumer: handler\.release: the callback trapped in consumer \(/);
+    expect([result(p, handler, 'batches'), result(p, handler, 'ended'), result(p, handler, 'released')]).toEqual([2n, 1n, 0n]);
+    p.async_consumer_free(handler);
+    expect(p.async_live_blocks()).toBe(0);
+    expect(into.bytesAllocated()).toBe(0);
+  });
 });
 
 describe('both sides ours, every struct and call in the other module', () => {
