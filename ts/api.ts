@@ -287,12 +287,20 @@ export class ArrowCDevice {
     return importDeviceArrayStream(this, ptr, options);
   }
 
-  /** Drives the ArrowAsyncDeviceStreamHandler at `handler` from an (async) iterable or ReadableStream of batches. */
+  /**
+   * Drives the ArrowAsyncDeviceStreamHandler at `handler` from an (async)
+   * iterable or ReadableStream of batches; with `{ into: foreign }`, a
+   * handler in another module's memory, made by its own code.
+   */
   produceAsync(handler: number, source: AsyncBatchSource, options?: ProduceAsyncOptions): { done: Promise<ProducerStats>; stats: ProducerStats } {
     return produceAsync(this, handler, source, options);
   }
 
-  /** An ArrowAsyncDeviceStreamHandler (consumer.handler) whose batches come out as an AsyncIterable or ReadableStream. */
+  /**
+   * An ArrowAsyncDeviceStreamHandler (consumer.handler) whose batches come
+   * out as an AsyncIterable or ReadableStream; with `{ from: foreign }`, the
+   * handler is in another module's memory, for its own producer code.
+   */
   asyncConsumer(options?: AsyncConsumerOptions): AsyncStreamConsumer {
     return new AsyncStreamConsumer(this, options);
   }

@@ -46,6 +46,17 @@ export interface Producer {
   consume_batch(schema: number, array: number): bigint;
   consume_stream(stream: number): bigint;
   types_stream(batches: bigint): number;
+  // test/foreign/async.c: the async device stream, both sides
+  async_live_blocks(): number;
+  async_stat(i: number): bigint;
+  async_reset_stats(): void;
+  async_producer_start(handler: number, batches: bigint, rows: bigint, failAt: bigint): number;
+  async_producer_pump(producer: number): number;
+  async_consumer_new(window: bigint, cancelAfter: bigint, defer: number): number;
+  async_consumer_pump(handler: number): bigint;
+  async_consumer_result(handler: number, i: number): bigint;
+  async_consumer_message(handler: number): number;
+  async_consumer_free(handler: number): void;
 }
 
 let wasm: Uint8Array | undefined;
@@ -57,7 +68,7 @@ export function producerWasm(): Uint8Array {
     const out = join(dir, 'producer.wasm');
     execFileSync('emcc', ['-O2', '-std=c11', '-Wall', '-Werror', '-sSTANDALONE_WASM', '--no-entry', '-sALLOW_MEMORY_GROWTH', '-sALLOW_TABLE_GROWTH',
       '-sEXPORTED_FUNCTIONS=_malloc,_free', `-I${join(ROOT, 'csrc')}`,
-      ...['producer.c', 'types.c', 'types-nested.c', 'types-consume.c'].map((f) => join(ROOT, 'test', 'foreign', f)), '-o', out],
+      ...['producer.c', 'types.c', 'types-nested.c', 'types-consume.c', 'async.c'].map((f) => join(ROOT, 'test', 'foreign', f)), '-o', out],
     { env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') }, stdio: 'pipe' });
     wasm = readFileSync(out);
   }

@@ -2,17 +2,18 @@
 // out as an AsyncIterable or a ReadableStream, with back-pressure
 // (request(window) from on_schema, then request(1) per batch taken) and
 // extract_data called exactly once per task (NULL when the data is not
-// wanted).
+// wanted). The stream may live in another module's memory ({ from }): the
+// calls that differ are in async-calls.ts.
 
 import type * as arrow from 'apache-arrow';
 import type { ImportedSchema, Imported } from '../exchange/handles.js';
-import { importSchema } from '../exchange/import.js';
 import { toArrowSchema } from '../arrow-js/arrow-types.js';
-import type { Core, CoreRef } from '../abi/core.js';
-import { ArrowCDeviceError, EINVAL, EIO, ENOSYS } from '../abi/errors.js';
+import type { CoreRef } from '../abi/core.js';
+import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
+import { ForeignModule } from '../foreign/module.js';
 import { decodeMetadataAt } from '../model/metadata.js';
-import { callForeign, extractTask } from './async-extract.js';
-import { disposeHandler, makeHandler } from './async-structs.js';
+import { coreAsyncCalls, foreignAsyncCalls, type AsyncCalls } from './async-calls.js';
+import { extractTask } from './async-extract.js';
 import { failure } from './runtime.js';
 import type { StreamImportOptions } from './pull.js';
 import type { Metadata } from '../model/types.js';
@@ -20,7 +21,18 @@ import type { Metadata } from '../model/types.js';
 // WASI numbering, as in errors.ts: on_schema's answer after cancel.
 const ECANCELED = 11;
 
-export interface AsyncConsumerOptions extends StreamImportOptions {
+export interface AsyncConsumerOptions extends Omit<StreamImportOptions, 'from'> {
+  /**
+   * The module whose producer will drive the handler (acd.foreign(); it
+   * needs a growable table and an allocator). The handler is then allocated
+   * in its memory, and its on_schema, on_next_task, on_error and release are
+   * our functions installed in its table, so that its own code calls them;
+   * the producer's request / cancel and each task's extract_data are called
+   * through its table. The schema and each batch are imported from it:
+   * copied (`mode: 'copy'`, default) or viewed in its memory (`mode: 'view'`,
+   * until release()). The handler's release frees it and those slots.
+   */
+  from?: ForeignModule;
   /** How many batches may be requested ahead of the ones taken (default 4). */
   window?: number;
 }
@@ -58,7 +70,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   /** The sum of the n this consumer gave to request, and how many calls it made. */
   requested = 0n;
   requestCalls = 0;
-  private readonly core: Core;
+  private readonly calls: AsyncCalls;
   private imported: ImportedSchema | null = null;
   private producer = 0;
   private readonly queue: QueuedTask[] = [];
@@ -75,15 +87,17 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   private taken = 0;
 
   constructor(private readonly acd: CoreRef, options: AsyncConsumerOptions = {}) {
-    if (options.from !== undefined) throw new ArrowCDeviceError('from: async streams from another module are not available yet', ENOSYS);
-    this.core = acd.core;
-    const { window: _window, ...importOptions } = options;
+    const { window: _window, from, ...importOptions } = options;
+    if (from !== undefined && !(from instanceof ForeignModule)) {
+      throw new ArrowCDeviceError('from: expected a ForeignModule (acd.foreign()): the handler is installed in its table', EINVAL);
+    }
     this.importOptions = importOptions;
     const window = options.window ?? 4;
     if (!Number.isSafeInteger(window) || window <= 0) throw new ArrowCDeviceError(`window: expected an integer > 0, found ${window}`, EINVAL);
     this.window = BigInt(window);
+    this.calls = from === undefined ? coreAsyncCalls(acd.core) : foreignAsyncCalls(acd.core, from);
     this.done = new Promise((r) => { this.resolveDone = r; });
-    this.handler = makeHandler(this.core, {
+    this.handler = this.calls.makeHandler({
       onSchema: (schema) => this.onSchema(schema),
       onNextTask: (task, metadata) => this.onNextTask(task, metadata),
       onError: (code, message, metadata) => this.onError(code, message, metadata),
@@ -99,28 +113,29 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   // ---- the handler's callbacks (called by the producer) ----
 
   private onSchema(schema: number): number {
-    const core = this.core;
+    const calls = this.calls;
+    const s = calls.space.structs;
     if (this.cancelled) {
-      core.schemaRelease(schema); // ours even when refused
+      calls.releaseSchema(schema); // ours even when refused
       return ECANCELED;
     }
     if (this.imported !== null || this.error !== null) {
-      core.schemaRelease(schema);
+      calls.releaseSchema(schema);
       return this.failLocally(new ArrowCDeviceError('on_schema: called a second time', EINVAL));
     }
-    this.producer = core.structs.ptr('ArrowAsyncDeviceStreamHandler', this.handler, 'producer');
+    this.producer = s.ptr('ArrowAsyncDeviceStreamHandler', this.handler, 'producer');
     if (this.producer === 0) {
-      core.schemaRelease(schema);
+      calls.releaseSchema(schema);
       return this.failLocally(new ArrowCDeviceError('on_schema: the producer member is NULL', EINVAL));
     }
     try {
-      this.imported = importSchema(this.acd.core, schema); // moved: ours now
+      this.imported = calls.importSchema(schema); // moved (or copied and released): ours now
       this.schema = toArrowSchema(this.imported.schema);
-      this.deviceType = core.structs.i32('ArrowAsyncProducer', this.producer, 'device_type');
-      const metadata = core.structs.ptr('ArrowAsyncProducer', this.producer, 'additional_metadata');
-      this.additionalMetadata = metadata === 0 ? null : decodeMetadataAt(core, metadata, 'producer.additional_metadata');
+      this.deviceType = s.i32('ArrowAsyncProducer', this.producer, 'device_type');
+      const metadata = s.ptr('ArrowAsyncProducer', this.producer, 'additional_metadata');
+      this.additionalMetadata = metadata === 0 ? null : decodeMetadataAt(calls.space, metadata, 'producer.additional_metadata');
     } catch (e) {
-      core.schemaRelease(schema); // ours even when we fail (a NOP once moved)
+      calls.releaseSchema(schema); // ours even when we fail (a NOP once moved)
       this.imported?.release();
       this.imported = null;
       const f = failure(e);
@@ -132,7 +147,8 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   }
 
   private onNextTask(task: number, metadata: number): number {
-    const core = this.core;
+    const calls = this.calls;
+    const s = calls.space.structs;
     if (task === 0) {
       this.ended = true;
       this.notify();
@@ -143,21 +159,23 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
       return 0;
     }
     // The task struct is only valid during this call: keep a copy.
-    const size = core.structs.size('ArrowAsyncTask');
+    const size = s.size('ArrowAsyncTask');
+    let copy: number;
     try {
-      core.structs.checkRange(task, size, 'on_next_task: task'); // copyWithin would clamp silently
+      s.checkRange(task, size, 'on_next_task: task'); // copyWithin would clamp silently
+      copy = calls.alloc(size); // in the producer's memory: its extract_data reads it
     } catch (e) {
-      return this.failLocally(e as ArrowCDeviceError);
+      const f = failure(e);
+      return this.failLocally(new ArrowCDeviceError(f.message, f.code));
     }
-    const copy = core.alloc(size);
-    core.bytes.copyWithin(copy, task, task + size);
+    calls.space.bytes.copyWithin(copy, task, task + size);
     let decoded: Metadata | null = null;
     if (metadata !== 0) {
       try {
-        decoded = decodeMetadataAt(core, metadata, 'metadata');
+        decoded = decodeMetadataAt(calls.space, metadata, 'metadata');
       } catch (e) {
         this.discard(copy);
-        core.free(copy);
+        calls.free(copy);
         const f = failure(e);
         return this.failLocally(new ArrowCDeviceError(`on_next_task: ${f.message}`, f.code));
       }
@@ -169,7 +187,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
 
   private onError(code: number, message: number, _metadata: number): void {
     // Copied now: only valid during this call. No producer method is called here.
-    const text = message === 0 ? `error ${code} from the producer, with no message` : this.core.structs.cString(message, 'on_error message');
+    const text = message === 0 ? `error ${code} from the producer, with no message` : this.calls.space.structs.cString(message, 'on_error message');
     this.error ??= new ArrowCDeviceError(text, code === 0 ? EIO : code);
     this.notify();
   }
@@ -195,9 +213,8 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     if (this.producer === 0 || this.released || this.ended || this.cancelled) return;
     this.requested += n;
     this.requestCalls++;
-    const producer = this.producer;
     try {
-      callForeign(this.core, 'request', () => this.core.stream.asyncProducerCallRequest(producer, Number(n)));
+      this.calls.request(this.producer, n);
     } catch (e) {
       // The stream's error (never thrown: on_schema and next() go on), and the producer is told.
       this.error ??= e as ArrowCDeviceError;
@@ -208,7 +225,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   /** Extracts a task with NULL; a failure is the stream's error, never thrown. */
   private discard(task: number): void {
     try {
-      callForeign(this.core, 'extract_data', () => this.core.stream.asyncTaskCallExtractData(task, 0));
+      this.calls.extract(task, 0);
     } catch (e) {
       this.error ??= e as ArrowCDeviceError;
     }
@@ -223,7 +240,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   private discardQueue(): void {
     for (const { task } of this.queue.splice(0)) {
       this.discard(task);
-      this.core.free(task);
+      this.calls.free(task);
     }
   }
 
@@ -240,7 +257,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     const producer = this.producer;
     if (producer !== 0 && !this.released && !this.ended) {
       try {
-        callForeign(this.core, 'cancel', () => this.core.stream.asyncProducerCallCancel(producer));
+        this.calls.cancel(producer);
       } catch (e) {
         this.error ??= e as ArrowCDeviceError;
       }
@@ -250,7 +267,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
 
   /** Extracts, checks and imports one queued task. */
   private take(entry: QueuedTask): AsyncBatch {
-    const h = extractTask(this.acd, this.core, entry.task, () => this.deviceType, () => this.importedSchema(), this.importOptions);
+    const h = extractTask(this.acd, this.calls, entry.task, () => this.deviceType, () => this.importedSchema(), this.importOptions);
     if ((this.importOptions.mode ?? 'copy') === 'view') this.handles.push(h);
     return { batch: h.value, metadata: entry.metadata };
   }
@@ -268,7 +285,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
       if (entry !== undefined) {
         if (this.cancelled) {
           this.discard(entry.task);
-          this.core.free(entry.task);
+          this.calls.free(entry.task);
           continue;
         }
         let value: AsyncBatch;
@@ -362,12 +379,12 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
    * sets the member later must not be raced by this call.
    */
   release(): void {
-    const unused = !this.released && this.core.structs.ptr('ArrowAsyncDeviceStreamHandler', this.handler, 'producer') === 0;
+    const unused = !this.released && this.calls.space.structs.ptr('ArrowAsyncDeviceStreamHandler', this.handler, 'producer') === 0;
     this.cancel();
     for (const h of this.handles.splice(0)) h.release();
     this.releaseSchema();
     if (unused) {
-      disposeHandler(this.core, this.handler);
+      this.calls.disposeHandler(this.handler);
       this.released = true;
       this.resolveDone();
     }

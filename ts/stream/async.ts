@@ -4,17 +4,18 @@
 // consumer's handler: on_schema first, on_next_task only within the credit
 // given by request(n) and never from inside request (the work runs from a
 // microtask), on_next_task(NULL) at the end, on_error then release on a
-// failure, release only after cancel. The consumer is in
-// stream-async-consumer.ts, the low-level structs in stream-async-structs.ts,
-// the C producer and consumer in stream-c.ts; all are re-exported here.
+// failure, release only after cancel. The handler may be in another module's
+// memory ({ into }): where the structs go and how the handler is called is
+// async-targets.ts. The consumer is in async-consumer.ts, the low-level
+// structs in async-structs.ts, the C producer and consumer in c-backed.ts;
+// all are re-exported here.
 
 import * as arrow from 'apache-arrow';
-import type { Core, CoreRef } from '../abi/core.js';
+import type { CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
-import { writeSchema } from '../model/schema.js';
-import { encodeMetadata } from '../model/metadata.js';
-import { freeProducer, makeProducer, makeTask } from './async-structs.js';
-import { batchField, checkBatch, schemaField, sourceSchema, streamDevice, writeDeviceBatch, type Device, type DeviceSpec } from './batches.js';
+import type { ForeignModule } from '../foreign/module.js';
+import { coreTarget, intoTarget, type AsyncTarget } from './async-targets.js';
+import { batchField, checkBatch, schemaField, sourceSchema, streamDevice, type Device, type DeviceSpec } from './batches.js';
 import { failure, streamRuntime, type ProducerCallbacks, type StreamRuntime } from './runtime.js';
 import type { Field, Metadata } from '../model/types.js';
 
@@ -40,6 +41,17 @@ export interface ProduceAsyncOptions {
   additionalMetadata?: Metadata | null;
   /** The metadata passed with each on_next_task (valid during the call only). */
   taskMetadata?: (batch: arrow.RecordBatch, index: number) => Metadata | null;
+  /**
+   * The module whose memory holds the handler (acd.foreign(); it needs a
+   * growable table and an allocator): a handler made by its own code, whose
+   * callbacks are called through its table. The schema, the
+   * ArrowAsyncProducer (with additional_metadata), each ArrowAsyncTask with
+   * its batch, and the metadata and message strings are then allocated in
+   * its memory by its allocator; request, cancel and extract_data are our
+   * functions installed in its table (freed once the producer is done and
+   * its last task extracted). CPU arrays only.
+   */
+  into?: ForeignModule;
 }
 
 /** What a producer did, for tests and summaries. */
@@ -102,7 +114,7 @@ class AsyncProducer implements ProducerCallbacks {
   readonly stats: ProducerStats = { requested: 0n, tasks: 0, extracted: 0, discarded: 0, cancelled: false, error: null };
   readonly done: Promise<ProducerStats>;
   private resolve!: (s: ProducerStats) => void;
-  private readonly core: Core;
+  private readonly target: AsyncTarget;
   private readonly rt: StreamRuntime;
   private readonly device: Device;
   private readonly producer: number;
@@ -119,15 +131,16 @@ class AsyncProducer implements ProducerCallbacks {
 
   constructor(private readonly acd: CoreRef, private readonly handler: number, private readonly source: AsyncBatchSource,
     private readonly options: ProduceAsyncOptions) {
-    this.core = acd.core;
-    this.rt = streamRuntime(this.core);
+    this.rt = streamRuntime(acd.core);
     this.done = new Promise((r) => { this.resolve = r; });
-    this.core.structs.checkRange(handler, this.core.structs.size('ArrowAsyncDeviceStreamHandler'), 'handler');
     this.device = streamDevice(options.device);
+    this.target = options.into === undefined ? coreTarget(acd, this.device) : intoTarget(acd, options.into, this.device);
+    const s = this.target.structs;
+    s.checkRange(handler, s.size('ArrowAsyncDeviceStreamHandler'), options.into === undefined ? 'handler' : `${options.into.name}: handler`);
     this.iterator = asyncIteratorOf(source); // a bad source throws here, before the handler is touched
-    this.producer = makeProducer(this.core, this.device.type, options.additionalMetadata ?? null, this);
+    this.producer = this.target.makeProducer(this.device.type, options.additionalMetadata ?? null, this);
     // Populated before any callback, as the spec requires.
-    this.core.structs.setPtr('ArrowAsyncDeviceStreamHandler', handler, 'producer', this.producer);
+    s.setPtr('ArrowAsyncDeviceStreamHandler', handler, 'producer', this.producer);
     this.schedule();
   }
 
@@ -168,7 +181,7 @@ class AsyncProducer implements ProducerCallbacks {
   private call<T>(name: 'on_schema' | 'on_next_task' | 'on_error' | 'release', f: () => T): T {
     this.lastCall = name;
     try {
-      return this.core.unwinding(f);
+      return this.target.unwinding(f);
     } catch (e) {
       if (e instanceof ArrowCDeviceError) throw e;
       throw new ArrowCDeviceError(`${name}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`, EIO);
@@ -189,7 +202,7 @@ class AsyncProducer implements ProducerCallbacks {
         if (this.stats.cancelled) return this.finish();
         this.credit--;
         if (batch === null) {
-          this.call('on_next_task', () => this.core.stream.asyncHandlerCallOnNextTask(this.handler, 0, 0));
+          this.call('on_next_task', () => this.target.onNextTask(this.handler, 0, 0));
           return this.finish();
         }
         if (!this.sendTask(batch)) return;
@@ -231,15 +244,15 @@ class AsyncProducer implements ProducerCallbacks {
       return false;
     }
     this.field = this.first !== null ? batchField(this.first) : schemaField(schema!);
-    const core = this.core;
-    const ptr = core.alloc(core.structs.size('ArrowSchema'));
+    const t = this.target;
+    const ptr = t.alloc(t.structs.size('ArrowSchema'));
     let code: number;
     try {
-      writeSchema(core, ptr, this.field);
-      code = this.call('on_schema', () => core.stream.asyncHandlerCallOnSchema(this.handler, ptr));
+      t.writeSchema(ptr, this.field);
+      code = this.call('on_schema', () => t.onSchema(this.handler, ptr));
     } finally {
-      core.schemaRelease(ptr); // the consumer moved it out; release whatever is left
-      core.free(ptr);
+      t.releaseSchema(ptr); // the consumer moved it out; release whatever is left
+      t.free(ptr);
     }
     if (code !== 0) {
       this.finish(); // a consumer's failure: release only
@@ -264,35 +277,34 @@ class AsyncProducer implements ProducerCallbacks {
 
   /** Exports batch into a task and hands it over; false when the stream is over. */
   private sendTask(batch: arrow.RecordBatch): boolean {
-    const core = this.core;
+    const t = this.target;
     try {
       checkBatch(this.field!, batch);
     } catch (e) {
       const f = failure(e);
       throw new ArrowCDeviceError(`batch ${this.index}: ${f.message}`, f.code);
     }
-    const data = core.alloc(core.structs.size('ArrowDeviceArray'));
+    const metadata = t.metadata(this.options.taskMetadata?.(batch, this.index) ?? null);
+    let task: number;
     try {
-      writeDeviceBatch(this.acd, data, batch, this.field!, this.device);
+      task = t.makeTask(batch, this.field!, (wanted: boolean) => { if (wanted) this.stats.extracted++; else this.stats.discarded++; });
     } catch (e) {
-      core.free(data);
+      if (metadata !== 0) t.free(metadata);
       throw e;
     }
-    const task = makeTask(core, data, (wanted: boolean) => { if (wanted) this.stats.extracted++; else this.stats.discarded++; });
-    const metadata = this.rt.bytesCopy(encodeMetadata(this.options.taskMetadata?.(batch, this.index) ?? null));
     this.index++;
     this.stats.tasks++;
     let code: number;
     try {
-      code = this.call('on_next_task', () => core.stream.asyncHandlerCallOnNextTask(this.handler, task, metadata));
+      code = this.call('on_next_task', () => t.onNextTask(this.handler, task, metadata));
     } catch (e) {
       // It threw before taking the task: drop it (a copy it kept now gives EINVAL).
-      if (this.rt.owns('task', task)) core.stream.asyncTaskCallExtractData(task, 0);
+      t.dropTask(task);
       throw e;
     } finally {
       // Valid during the call only: a consumer that keeps the task copied it.
-      core.free(task);
-      if (metadata !== 0) core.free(metadata);
+      t.free(task);
+      if (metadata !== 0) t.free(metadata);
     }
     if (code !== 0) {
       this.finish();
@@ -304,11 +316,11 @@ class AsyncProducer implements ProducerCallbacks {
   private fail(error: ArrowCDeviceError): void {
     if (this.finished) return;
     this.stats.error = error;
-    const message = this.rt.cString(error.message);
+    const message = this.target.cString(error.message);
     try {
-      this.call('on_error', () => this.core.stream.asyncHandlerCallOnError(this.handler, error.code, message, 0));
+      this.call('on_error', () => this.target.onError(this.handler, error.code, message));
     } finally {
-      this.core.free(message);
+      this.target.free(message);
     }
     this.finish();
   }
@@ -318,7 +330,7 @@ class AsyncProducer implements ProducerCallbacks {
     if (this.finished) return;
     this.finished = true;
     try {
-      this.call('release', () => this.core.stream.asyncHandlerCallRelease(this.handler));
+      this.call('release', () => this.target.release(this.handler));
     } finally {
       this.cleanUp();
     }
@@ -332,7 +344,7 @@ class AsyncProducer implements ProducerCallbacks {
   }
 
   private cleanUp(): void {
-    freeProducer(this.core, this.producer);
+    this.target.freeProducer(this.producer);
     const iterator = this.iterator;
     this.iterator = null;
     let closing: Promise<unknown> | null = null;
