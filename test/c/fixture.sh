@@ -4,7 +4,7 @@
 # ASan/UBSan with the leak check when the compiler has them, and runs them.
 # Image files given as arguments (or every *.acdfix under a directory given)
 # are also loaded and every root they hand out released, with 0 leaks.
-# Prints "c-fixture: N passed, 0 failed".
+# Prints "c-fixture: N passed, 0 failed" and "c-fixture-async: ...".
 #   bash test/c/fixture.sh [IMAGE.acdfix | DIR]...
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -22,6 +22,7 @@ fi
 # The loader alone, as an implementer compiles it: C99, no other source.
 "$cc" "${flags[@]}" -c "$root/csrc/fixtures/acd_fixture.c" -o "$tmp/acd_fixture.o"
 "$cc" "${flags[@]}" "$root/csrc/fixtures/acd_fixture.c" "$root/test/c/test_fixture.c" -o "$tmp/test_fixture"
+"$cc" "${flags[@]}" "$root/csrc/fixtures/acd_fixture.c" "$root/test/c/test_fixture_async.c" -o "$tmp/test_fixture_async"
 
 images=()
 for arg in "$@"; do
@@ -33,3 +34,5 @@ for arg in "$@"; do
   fi
 done
 ASAN_OPTIONS=detect_leaks=1 "$tmp/test_fixture" "${images[@]}"
+# The async producer: a consumer's handler driven by a script ("c-fixture-async: ...").
+ASAN_OPTIONS=detect_leaks=1 "$tmp/test_fixture_async"

@@ -15,6 +15,13 @@
 
 #include "arrow_c_device.h"
 
+// Each test program uses some of these functions.
+#if defined(__GNUC__) || defined(__clang__)
+#define IMG_FN static __attribute__((unused))
+#else
+#define IMG_FN static
+#endif
+
 #define IMG_BODY 65536
 #define IMG_MAX 1024
 
@@ -31,34 +38,34 @@ struct Img {
   uint32_t n_roots;
 };
 
-static void ImgInit(struct Img* img) {
+IMG_FN void ImgInit(struct Img* img) {
   memset(img, 0, sizeof *img);
   img->used = 64;  // offset 0 stands for NULL
 }
 
-static uint64_t ImgAlloc(struct Img* img, uint64_t size, uint64_t align) {
+IMG_FN uint64_t ImgAlloc(struct Img* img, uint64_t size, uint64_t align) {
   uint64_t off = (img->used + align - 1) / align * align;
   img->used = off + size;
   return off;
 }
 
-static void ImgPut(struct Img* img, uint64_t off, uint64_t v, int n) {
+IMG_FN void ImgPut(struct Img* img, uint64_t off, uint64_t v, int n) {
   int i;
   for (i = 0; i < n; i++) img->body[off + i] = (unsigned char)(v >> (8 * i));
 }
 
 // A pointer field at body offset `field` holding image address `target` (0: NULL).
-static void ImgPtr(struct Img* img, uint64_t field, uint64_t target) {
+IMG_FN void ImgPtr(struct Img* img, uint64_t field, uint64_t target) {
   ImgPut(img, field, target, (int)sizeof(void*));
   img->relocs[img->n_relocs++] = field;
 }
 
-static void ImgCallback(struct Img* img, uint64_t field, uint32_t behaviour) {
+IMG_FN void ImgCallback(struct Img* img, uint64_t field, uint32_t behaviour) {
   img->cb_off[img->n_cbs] = field;
   img->cb_kind[img->n_cbs++] = behaviour;
 }
 
-static uint64_t ImgRoot(struct Img* img, uint32_t kind, uint32_t schema, uint64_t off, uint64_t script) {
+IMG_FN uint64_t ImgRoot(struct Img* img, uint32_t kind, uint32_t schema, uint64_t off, uint64_t script) {
   img->root_kind[img->n_roots] = kind;
   img->root_schema[img->n_roots] = schema;
   img->root_off[img->n_roots] = off;
@@ -66,20 +73,20 @@ static uint64_t ImgRoot(struct Img* img, uint32_t kind, uint32_t schema, uint64_
   return img->n_roots++;
 }
 
-static uint64_t ImgString(struct Img* img, const char* s) {
+IMG_FN uint64_t ImgString(struct Img* img, const char* s) {
   uint64_t off = ImgAlloc(img, strlen(s) + 1, 1);
   memcpy(img->body + off, s, strlen(s) + 1);
   return off;
 }
 
-static uint64_t ImgBuffer(struct Img* img, const void* bytes, uint64_t size) {
+IMG_FN uint64_t ImgBuffer(struct Img* img, const void* bytes, uint64_t size) {
   uint64_t off = ImgAlloc(img, size, 64);
   memcpy(img->body + off, bytes, size);
   return off;
 }
 
 // An array of n pointers to the given targets.
-static uint64_t ImgPointers(struct Img* img, int64_t n, const uint64_t* targets) {
+IMG_FN uint64_t ImgPointers(struct Img* img, int64_t n, const uint64_t* targets) {
   uint64_t off = ImgAlloc(img, (uint64_t)n * sizeof(void*), 8);
   int64_t i;
   for (i = 0; i < n; i++) ImgPtr(img, off + (uint64_t)i * sizeof(void*), targets[i]);
@@ -88,7 +95,7 @@ static uint64_t ImgPointers(struct Img* img, int64_t n, const uint64_t* targets)
 
 #define F(T, f) ((uint64_t)offsetof(struct T, f))
 
-static uint64_t ImgSchema(struct Img* img, const char* format, const char* name, int64_t n_children,
+IMG_FN uint64_t ImgSchema(struct Img* img, const char* format, const char* name, int64_t n_children,
                           const uint64_t* children, uint64_t dictionary) {
   uint64_t s = ImgAlloc(img, sizeof(struct ArrowSchema), 8);
   ImgPtr(img, s + F(ArrowSchema, format), ImgString(img, format));
@@ -104,7 +111,7 @@ static uint64_t ImgSchema(struct Img* img, const char* format, const char* name,
 }
 
 // An array at `s` (allocated by the caller: inside an ArrowDeviceArray, or 0 for a new one).
-static uint64_t ImgArrayAt(struct Img* img, uint64_t s, int64_t length, int64_t null_count, int64_t n_buffers,
+IMG_FN uint64_t ImgArrayAt(struct Img* img, uint64_t s, int64_t length, int64_t null_count, int64_t n_buffers,
                            const uint64_t* buffers, int64_t n_children, const uint64_t* children, uint64_t dictionary) {
   if (s == 0) s = ImgAlloc(img, sizeof(struct ArrowArray), 8);
   ImgPut(img, s + F(ArrowArray, length), (uint64_t)length, 8);
@@ -120,7 +127,7 @@ static uint64_t ImgArrayAt(struct Img* img, uint64_t s, int64_t length, int64_t 
 }
 
 // An int32 array of n values 1..n (no validity buffer), plus `add` to each.
-static uint64_t ImgInt32(struct Img* img, int32_t n, int32_t add) {
+IMG_FN uint64_t ImgInt32(struct Img* img, int32_t n, int32_t add) {
   int32_t values[64];
   int32_t i;
   uint64_t buffers[2];
@@ -130,7 +137,7 @@ static uint64_t ImgInt32(struct Img* img, int32_t n, int32_t add) {
   return ImgArrayAt(img, 0, n, 0, 2, buffers, 0, NULL, 0);
 }
 
-static uint64_t ImgDeviceInt32(struct Img* img, int32_t n, int32_t add) {
+IMG_FN uint64_t ImgDeviceInt32(struct Img* img, int32_t n, int32_t add) {
   uint64_t d = ImgAlloc(img, sizeof(struct ArrowDeviceArray), 8);
   int32_t values[64];
   int32_t i;
@@ -145,7 +152,7 @@ static uint64_t ImgDeviceInt32(struct Img* img, int32_t n, int32_t add) {
   return d;
 }
 
-static uint64_t ImgScript(struct Img* img, uint64_t schema, uint64_t n, const uint64_t* batches, int64_t fail_at,
+IMG_FN uint64_t ImgScript(struct Img* img, uint64_t schema, uint64_t n, const uint64_t* batches, int64_t fail_at,
                           int32_t err, const char* message) {
   uint64_t s = ImgAlloc(img, 48, 8), list = ImgAlloc(img, 8 * n + 8, 8), i;
   for (i = 0; i < n; i++) ImgPut(img, list + 8 * i, batches[i], 8);
@@ -159,7 +166,7 @@ static uint64_t ImgScript(struct Img* img, uint64_t schema, uint64_t n, const ui
 }
 
 // A stream struct (kind 4 or 5) with its four callbacks.
-static uint64_t ImgStream(struct Img* img, int kind) {
+IMG_FN uint64_t ImgStream(struct Img* img, int kind) {
   uint64_t s;
   if (kind == 4) {
     s = ImgAlloc(img, sizeof(struct ArrowArrayStream), 8);
@@ -180,13 +187,13 @@ static uint64_t ImgStream(struct Img* img, int kind) {
   return s;
 }
 
-static int ImgCompare(const void* a, const void* b) {
+IMG_FN int ImgCompare(const void* a, const void* b) {
   uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
   return x < y ? -1 : x > y;
 }
 
 // The image file (malloc'd, *size bytes; the caller frees it).
-static unsigned char* ImgWrite(struct Img* img, size_t* size) {
+IMG_FN unsigned char* ImgWrite(struct Img* img, size_t* size) {
   uint64_t body_size = (img->used + 63) / 64 * 64, tables = 128;
   uint64_t n_tables = 8 * (uint64_t)img->n_relocs + 16 * (uint64_t)img->n_cbs + 32 * (uint64_t)img->n_roots;
   uint64_t body = (tables + n_tables + 63) / 64 * 64, p, i;
