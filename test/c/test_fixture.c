@@ -212,7 +212,7 @@ static void TestCorrupt(void) {
   n_cb = img->n_cbs;
   Refused(img, 0, 'X', 1, -1, "bad magic", __LINE__);
   Refused(img, 8, 2, 2, -1, "format version 2", __LINE__);
-  Refused(img, 10, 4, 1, -1, "pointer_size 4", __LINE__);
+  Refused(img, 10, sizeof(void*) == 8 ? 4 : 8, 1, -1, sizeof(void*) == 8 ? "pointer_size 4" : "pointer_size 8", __LINE__);
   Refused(img, 11, 2, 1, -1, "endianness 2", __LINE__);
   Refused(img, 0, 0, 0, 100, "shorter than the 128-byte header", __LINE__);
   Refused(img, 0, 0, 0, (long)size - 1, "past the end of the file", __LINE__);
