@@ -2,20 +2,24 @@
 """The pyarrow peer of the conformance matrix (issue 12): loads every LP64
 fixture image of a corpus through the portable C loader (csrc/fixtures/,
 built here as a shared library into build/fixtures/), imports its roots with
-pyarrow, validates them fully, compares them with the case's expected IPC
-stream, and checks that pyarrow called every release exactly once.
+pyarrow, validates them fully, compares each with the case's expected IPC
+stream (or its integration JSON, integration_json.py), and checks that
+pyarrow called every release exactly once.
 
     build/venv-cross/bin/python scripts/cross/peer_pyarrow.py CORPUS_DIR
 
-CORPUS_DIR is what `arrow-c-device fixtures --out DIR` writes: manifest.json,
-lp64/<case>.acdfix and expected/<case>.arrows. Prints one JSON object per
-case, in the manifest's order:
+CORPUS_DIR is what `arrow-c-device fixtures --out DIR` (or mini_corpus.py)
+writes: manifest.json, the lp64 images and the expected files it names.
+Prints one JSON object per case, in the manifest's order:
   {"case", "outcome": "accepted" | "refused" | "unsupported" | "load-error",
-   "equal": true | false | null, "message", "releases": {...}, "problems", "report"}
-"refused" means pyarrow raised (message: its error); "unsupported" means
-pyarrow's Python API has no import for a root of that kind (message: which).
-"problems" counts what the loader's free found: structs pyarrow did not
-release, or released twice.
+   "equal": true | false | null, "message", "releases": {...}, "problems",
+   "report", "stream_error"?, "as_struct_array"?}
+"refused" means pyarrow raised (message: its errors, root by root; the other
+roots are still imported); "unsupported" means pyarrow's Python API has no
+import for the case's roots (message: which). "stream_error" is the error a
+stream raised after its batches. "as_struct_array" is the same case with a
+refused RecordBatch import retried as a StructArray. "problems" counts what
+the loader's free found: structs pyarrow did not release, or released twice.
 """
 
 import ctypes
