@@ -74,6 +74,19 @@ describe('the corpus', () => {
     }
   });
 
+  test('every rule cited quotes its spec document word for word', () => {
+    const spec = (file: string) => readFileSync(join(__dirname, '..', '..', 'shared', 'spec', file), 'utf8')
+      .replace(/:c:member:`([^`]*)`/g, '$1').replace(/:ref:`([^<`]*?)\s*(<[^>]*>)?`/g, '$1').replace(/`+/g, '').replace(/\s+/g, ' ');
+    const texts = new Map<string, string>();
+    for (const rule of new Set(CASES.flatMap((c) => c.rule.split('; ')))) {
+      const file = /^(\w+\.rst), /.exec(rule)![1]!;
+      if (!texts.has(file)) texts.set(file, spec(file));
+      const quotes = [...rule.matchAll(/"([^"]+)"/g)].flatMap((m) => m[1]!.split(' ... '));
+      expect(quotes.length).toBeGreaterThan(0);
+      for (const q of quotes) expect([rule, texts.get(file)!.includes(q.replace(/\s+/g, ' '))]).toEqual([rule, true]);
+    }
+  });
+
   test('is the same bytes when generated twice', () => {
     const a = [...fixtureFiles()];
     const b = [...fixtureFiles()];
