@@ -68,8 +68,9 @@ node scripts/gen-layout.mjs build/layout/wasm32.json build/layout/native.json ts
 
 # ---- wasm core --------------------------------------------------------------
 # Every C file under csrc/ (one folder per concept: abi, model, validate,
-# device, stream; csrc/examples/ is not part of the core), included from -Icsrc.
-mapfile -t sources < <(find csrc -name '*.c' -not -path 'csrc/examples/*' | LC_ALL=C sort)
+# device, stream; csrc/examples/ and the fixture loader csrc/fixtures/ are not
+# part of the core), included from -Icsrc.
+mapfile -t sources < <(find csrc -name '*.c' -not -path 'csrc/examples/*' -not -path 'csrc/fixtures/*' | LC_ALL=C sort)
 say "wasm core: ${#sources[@]} C files and the embind bindings"
 mkdir -p build/core
 objs=()
@@ -109,7 +110,7 @@ node scripts/gen-wasm-table.mjs build/core/core.mjs ts/abi/wasm-table.ts ts/abi/
 rm -rf build/lib build/include
 mkdir -p build/lib build/include
 emar rcs build/lib/libarrow_c_device.a "${objs[@]}"
-mapfile -t headers < <(find csrc -name '*.h' -not -path 'csrc/examples/*' -not -name bindings.h | LC_ALL=C sort)
+mapfile -t headers < <(find csrc -name '*.h' -not -path 'csrc/examples/*' -not -path 'csrc/fixtures/*' -not -name bindings.h | LC_ALL=C sort)
 for h in "${headers[@]}"; do
   rel=${h#csrc/}
   mkdir -p "build/include/$(dirname "$rel")"

@@ -60,3 +60,8 @@ export { roundtripStream } from './roundtrip/stream.js';
 export type { StreamRoundtripOptions, StreamRoundtripSummary, Via } from './roundtrip/stream.js';
 export { streamRuntime } from './stream/runtime.js';
 export type { Mismatch } from './arrow-js/compare.js';
+export { caseImage, expectedIpc, fixtureFiles, stableJson, type CorpusFile, type CorpusOptions } from './fixtures/corpus.js';
+export { fixtureCases } from './fixtures/cases.js';
+export type { FixtureCase } from './fixtures/case.js';
+export { imageSpace, parseFixtureImage, readScript, type FixtureImage, type ImageRoot, type ImageScript } from './fixtures/parse.js';
+export type { LayoutName as FixtureLayout } from './fixtures/image.js';

@@ -22,7 +22,7 @@ for arg in "$@"; do [[ $arg == --wasm ]] && wasm=1; done
 cd "$root"
 pattern='*.c'
 [[ $wasm -eq 1 ]] && pattern='*.c*'
-mapfile -t files < <(find csrc -name "$pattern" -not -path 'csrc/examples/*' | LC_ALL=C sort)
+mapfile -t files < <(find csrc -name "$pattern" -not -path 'csrc/examples/*' -not -path 'csrc/fixtures/*' | LC_ALL=C sort)
 : >"$tmp/syms"
 for f in "${files[@]}"; do
   rel=${f#csrc/}

@@ -14,8 +14,9 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 # Every C file of the core, as build.sh compiles them for wasm (csrc/ has one
-# folder per concept; csrc/examples/ is not part of the core).
-mapfile -t files < <(find "$root/csrc" -name '*.c' -not -path "$root/csrc/examples/*" | LC_ALL=C sort)
+# folder per concept; csrc/examples/ and the fixture loader csrc/fixtures/,
+# tested by test/c/fixture.sh, are not part of the core).
+mapfile -t files < <(find "$root/csrc" -name '*.c' -not -path "$root/csrc/examples/*" -not -path "$root/csrc/fixtures/*" | LC_ALL=C sort)
 examples=("$root"/csrc/examples/*.c)
 
 flags=(-std=c11 -Wall -Wextra -Wpedantic -Werror -O1 -g -I"$root/csrc")

@@ -6,6 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import * as arrow from 'apache-arrow';
 import { bench } from '../bench/index.js';
 import { roundtripDemo } from './demo.js';
+import { fixturesCommand, FIXTURES_USAGE } from './fixtures.js';
 // Only from the library's public entry: the CLI bundle uses dist/index.mjs, never a second copy of it.
 import {
   ArrowCDeviceError, load, parseDevice, roundtripRaw, roundtripStream, roundtripTable, runIntegration, toArrowTable,
@@ -41,6 +42,7 @@ const USAGE = `usage:
       run Arrow's C Data integration protocol on the file: the schema and every
       batch exported from the JSON, imported back, validated fully and
       compared to the JSON, with the allocated bytes back to the start
+${FIXTURES_USAGE}
   arrow-c-device bench [--quick] [--json FILE]
       benchmarks against Arrow IPC, arrow-js-ffi and the memory-copy floors
   arrow-c-device --help`;
@@ -204,6 +206,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (command === 'bench') return bench(rest, (l) => console.log(l));
+    if (command === 'fixtures') return fixturesCommand(rest, (l) => console.log(l), (l) => console.error(l));
     if (command === 'roundtrip') {
       const args = parseArgs(command, rest, ['--via', '--mode', '--device', '--validate', '--reader', '--json']);
       const acd = await load();

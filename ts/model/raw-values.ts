@@ -42,7 +42,11 @@ function viewOf(b: Uint8Array | null, start: number, size: number, what: string)
   return dataView(b);
 }
 
+const NO_BYTES = new Uint8Array(0);
+
 function bytesAt(b: Uint8Array | null, start: number, size: number, what: string): Uint8Array {
+  // A buffer whose size would be 0 MAY be NULL (CDataInterface.rst, ArrowArray.buffers): no bytes are read from it.
+  if (b === null && size === 0 && start >= 0) return NO_BYTES;
   if (b === null || !(start >= 0 && size >= 0 && start + size <= b.byteLength)) throw outside(b, start, size, what);
   return b.subarray(start, start + size);
 }
