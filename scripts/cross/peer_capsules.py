@@ -38,7 +38,7 @@ RELEASE_OFFSET = {'arrow_schema': 56, 'arrow_array': 64, 'arrow_device_array': 6
 NAMES = {n: ctypes.create_string_buffer(n.encode()) for n in RELEASE_OFFSET}  # alive as long as capsules
 RELEASE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 LIVE = {}  # id(capsule) -> (struct address, capsule name): capsules not destroyed yet
-STATS = {'by_destructor': 0}
+STATS = {'by_destructor': 0, 'iterated': 0}
 
 _new = ctypes.pythonapi.PyCapsule_New
 _new.restype = ctypes.py_object
@@ -179,6 +179,7 @@ class Nanoarrow:
         # ArrowArray for a node with more (string and binary views): heap corruption (docs/conformance.md).
         # Such a tree goes to pyarrow as the Python values nanoarrow's own iterator reads from it.
         from nanoarrow.iterator import PyIterator
+        STATS['iterated'] += 1
         values = list(PyIterator(carray.schema)._set_array(carray))
         if isinstance(schema, pa.Schema):
             value = pa.array(values, type=pa.struct(list(schema)))
@@ -307,7 +308,7 @@ def run_case(lib, peer, name, image, expected):
         r = base.Root()
         lib.AcdFixtureGetRoot(fx, i, ctypes.byref(r))
         roots.append(r)
-    STATS['by_destructor'] = 0
+    STATS.update(by_destructor=0, iterated=0)
     items, unsupported, refused = import_roots(peer, roots)
     if refused:
         result.update(outcome='refused', message='; '.join(refused))
@@ -329,6 +330,8 @@ def run_case(lib, peer, name, image, expected):
             by_driver += base.holds_release(r)
             base.release_root(r)
     result['capsules'] = {'by_destructor': STATS['by_destructor'], 'by_driver': by_driver, 'live': live}
+    if STATS['iterated']:
+        result['compared_via_iterator'] = STATS['iterated']  # roots read back through nanoarrow's iterator
     counts = base.Counts()
     lib.AcdFixtureGetCounts(fx, ctypes.byref(counts))
     result['releases'] = {f: getattr(counts, f) for f, _ in base.Counts._fields_}
