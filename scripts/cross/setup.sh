@@ -18,6 +18,11 @@ PY=$VENV/bin/python
 say() { printf '[cross] %s\n' "$*"; }
 die() { printf '[cross] error: %s\n' "$*" >&2; exit 1; }
 
+# Jest runs the peer tests in parallel, each calling this first: one at a time builds the venv.
+mkdir -p build
+exec 9>build/.venv-cross.lock
+command -v flock >/dev/null 2>&1 && flock 9
+
 # Whether the venv has every pinned peer besides pyarrow (by its distribution's version).
 peers_pinned() {
   "$PY" -c "import importlib.metadata as m, sys; sys.exit(any(m.version(n) != v for n, v in (p.split('==') for p in sys.argv[1:])))" $PEERS 2>/dev/null
