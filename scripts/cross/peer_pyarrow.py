@@ -61,9 +61,10 @@ def build_loader():
     if not os.path.exists(LIBRARY) or os.path.getmtime(LIBRARY) < newest:
         os.makedirs(os.path.dirname(LIBRARY), exist_ok=True)
         cc = os.environ.get('CC', 'cc')
+        tmp = '%s.%d.tmp' % (LIBRARY, os.getpid())  # peers built in parallel (jest workers) each write their own
         subprocess.run([cc, '-std=c99', '-Wall', '-Wextra', '-Werror', '-O1', '-shared', '-fPIC',
-                        '-I' + os.path.join(ROOT, 'csrc'), SOURCE, '-o', LIBRARY + '.tmp'], check=True)
-        os.replace(LIBRARY + '.tmp', LIBRARY)
+                        '-I' + os.path.join(ROOT, 'csrc'), SOURCE, '-o', tmp], check=True)
+        os.replace(tmp, LIBRARY)
     lib = ctypes.CDLL(LIBRARY)
     lib.AcdFixtureLoadFile.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(Error)]
     lib.AcdFixtureLoadFile.restype = ctypes.c_int
