@@ -4,7 +4,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fixtureCases, fixtureFiles, type FixtureLayout } from '../index.js';
+import { corpusCases, fixtureFiles, type FixtureLayout } from '../index.js';
 import { UsageError } from './input.js';
 
 export const FIXTURES_USAGE = `  arrow-c-device fixtures --out DIR [--layout wasm32|lp64|both] [--only PATTERN]
@@ -64,7 +64,7 @@ function parseFixturesArgs(args: string[]): FixturesArgs {
  */
 export function fixturesCommand(args: string[], print: (line: string) => void, progress: (line: string) => void): number {
   const { out, layouts, only } = parseFixturesArgs(args);
-  if (only !== undefined && !fixtureCases().some((c) => only(c.name))) throw new UsageError('--only: no case matches the pattern');
+  if (only !== undefined && !corpusCases().some((c) => only(c.name))) throw new UsageError('--only: no case matches the pattern');
   let files = 0;
   let cases = 0;
   let bytes = 0;
