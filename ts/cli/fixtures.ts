@@ -11,7 +11,9 @@ export const FIXTURES_USAGE = `  arrow-c-device fixtures --out DIR [--layout was
       write the fixture corpus (docs/fixtures.md): DIR/<layout>/<case>.acdfix,
       the expected values DIR/expected/<case>.json (Arrow integration JSON)
       and <case>.arrows (Arrow IPC stream, where apache-arrow holds the case
-      exactly), and DIR/manifest.json. The same bytes on every run. PATTERN:
+      exactly), and DIR/manifest.json; the invalid-... cases, which a
+      consumer must refuse, have no expected files. The same bytes on every
+      run. PATTERN:
       whole case names, comma-separated, with * and ? as wildcards
       (int*,*utf8*,bool)`;
 
