@@ -2,11 +2,15 @@
 // well-formed images, loaded into the core as a loader would (wasm32 image
 // relocated into its memory), that the C validator refuses at the level the
 // manifest records, with the reason it records, and accepts at the level
-// below; their manifest entries; and what the images hold for a loader (a
-// released child: release 0 and no callback entry).
+// below; the same natively, on the LP64 images loaded by the portable loader
+// (test/c/validate_fixtures.c), where every valid case passes at full; their
+// manifest entries; and what the images hold for a loader (a released child:
+// release 0 and no callback entry).
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { Core } from '../ts/abi/core.js';
 import { LEVELS, type FixtureCase } from '../ts/fixtures/case.js';
 import { corpusCases, fixtureCases, invalidFixtureCases } from '../ts/fixtures/cases.js';
@@ -37,7 +41,7 @@ describe('the invalid cases', () => {
   test('every rule they break is quoted word for word (Schema.fbs as apache-arrow\'s generated fb/*.d.ts carry it)', () => {
     const clean = (s: string) => s.replace(/:c:member:`([^`]*)`/g, '$1').replace(/:ref:`([^<`]*?)\s*(<[^>]*>)?`/g, '$1').replace(/`+/g, '')
       .replace(/\s+/g, ' ');
-    const fbs = require('node:fs').readdirSync(join(__dirname, '..', 'node_modules', 'apache-arrow', 'fb'))
+    const fbs = readdirSync(join(__dirname, '..', 'node_modules', 'apache-arrow', 'fb'))
       .filter((f: string) => f.endsWith('.d.ts'))
       .map((f: string) => readFileSync(join(__dirname, '..', 'node_modules', 'apache-arrow', 'fb', f), 'utf8').replace(/^\s*\*\s?/gm, ' '))
       .join(' ').replace(/\s+/g, ' ');
@@ -125,4 +129,48 @@ describe('wasm32 invalid images loaded into the core: refused at their level wit
       core.free(block);
     }
   });
+});
+
+describe('natively: the C core\'s validator on the LP64 images, loaded by the portable loader', () => {
+  const ROOT = resolve(__dirname, '..');
+  const dir = mkdtempSync(join(tmpdir(), 'acd-invalid-native-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('refuses every invalid case at its level with its reason (but a short buffer), accepts every valid batch case at full, releases all', () => {
+    for (const f of fixtureFiles({ layouts: ['lp64'] })) {
+      if (f.path.startsWith('expected/')) continue;
+      mkdirSync(dirname(join(dir, f.path)), { recursive: true });
+      writeFileSync(join(dir, f.path), f.bytes);
+    }
+    // The core as test/c/run.sh builds it (csrc/ but the examples and the loader), with the loader and the driver.
+    const core = readdirSync(join(ROOT, 'csrc'), { recursive: true, encoding: 'utf8' })
+      .filter((p) => p.endsWith('.c') && !p.startsWith('examples') && !p.startsWith('fixtures')).sort().map((p) => join(ROOT, 'csrc', p));
+    const sources = [...core, join(ROOT, 'csrc', 'fixtures', 'acd_fixture.c'), join(ROOT, 'test', 'c', 'validate_fixtures.c')];
+    const flags = ['-std=c11', '-Wall', '-Wextra', '-Wpedantic', '-Werror', '-O1', '-g', `-I${join(ROOT, 'csrc')}`];
+    const sanitize = ['-fsanitize=address,undefined', '-fno-sanitize-recover=undefined', '-fno-omit-frame-pointer'];
+    const bin = join(dir, 'validate_fixtures');
+    let cc = spawnSync(process.env.CC ?? 'cc', [...flags, ...sanitize, ...sources, '-o', bin], { encoding: 'utf8', timeout: 300_000 });
+    if (cc.status !== 0) cc = spawnSync(process.env.CC ?? 'cc', [...flags, ...sources, '-o', bin], { encoding: 'utf8', timeout: 300_000 });
+    expect({ status: cc.status, err: cc.stderr }).toMatchObject({ status: 0 });
+    const images = readdirSync(join(dir, 'lp64')).sort().map((n) => join(dir, 'lp64', n));
+    const run = spawnSync(bin, images, { encoding: 'utf8', timeout: 300_000, maxBuffer: 64 << 20, env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1' } });
+    expect({ status: run.status, err: run.stderr }).toEqual({ status: 0, err: '' });
+    const lines = run.stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { image: string; levels: { code: number; message: string }[] | null });
+    expect(lines).toHaveLength(images.length);
+    const byCase = new Map(corpusCases().map((c) => [c.name, c]));
+    let checked = 0;
+    for (const { image, levels } of lines) {
+      const c = byCase.get(image.replace(/^.*\/|\.acdfix$/g, ''))!;
+      if (levels === null) {
+        expect([c.name, c.stream === null]).toEqual([c.name, false]);
+        continue;
+      }
+      checked++;
+      // Natively every address but NULL is readable: a buffer too short is not seen (docs/conformance.md).
+      const at = c.invalid === undefined || c.name === 'invalid-buffer-short' ? LEVELS.length : LEVELS.indexOf(c.invalid.level);
+      expect([c.name, levels.map((l) => l.code !== 0)]).toEqual([c.name, LEVELS.map((_, i) => i >= at)]);
+      for (const l of levels.slice(at)) expect([c.name, l.message]).toEqual([c.name, expect.stringContaining(c.invalid!.reason)]);
+    }
+    expect(checked).toBeGreaterThan(150);
+  }, 600_000);
 });
