@@ -31,9 +31,9 @@ mkdir -p "$OUT"
 cd "$HERE"
 start=$SECONDS
 say "building $OUT/peer_arrow_go with $version (arrow-go $(sed -n 's/^require github.com\/apache\/arrow-go\/v18 //p' go.mod), cgo: $cc)"
-go build -o "$OUT/peer_arrow_go" . ||
+go build -buildvcs=false -o "$OUT/peer_arrow_go" . ||
   die "go build failed (no access to the Go module proxy for a cold module cache? see the errors above)."
 say "building $OUT/arrow-json-integration-test (arrow-go's integration JSON reader)"
-go build -o "$OUT/arrow-json-integration-test" github.com/apache/arrow-go/v18/arrow/ipc/cmd/arrow-json-integration-test ||
+go build -buildvcs=false -o "$OUT/arrow-json-integration-test" github.com/apache/arrow-go/v18/arrow/ipc/cmd/arrow-json-integration-test ||
   die "go build of arrow-json-integration-test failed (see the errors above)."
 say "built in $((SECONDS - start)) s"
