@@ -93,7 +93,7 @@ func holdsRelease(r root) bool { return C.PeerHoldsRelease(C.uint32_t(r.kind), r
 func cpuArray(r root) (unsafe.Pointer, error) {
 	d := (*C.struct_ArrowDeviceArray)(r.ptr)
 	if d.device_type != C.ARROW_DEVICE_CPU || d.sync_event != nil {
-		return nil, fmt.Errorf("root %d: an ArrowDeviceArray on device type %d (id %d, sync_event %v), not on the CPU",
+		return nil, fmt.Errorf("the peer cannot import root %d as a CPU array: an ArrowDeviceArray on device type %d (id %d, sync_event %v)",
 			r.index, int(d.device_type), int64(d.device_id), d.sync_event != nil)
 	}
 	return unsafe.Pointer(&d.array), nil

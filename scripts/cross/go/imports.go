@@ -168,7 +168,7 @@ func refusedRoot(refused []string, index int) bool {
 // An ArrowArray under its schema root: a record batch when the schema is a struct, else an array.
 func importArray(index int, ptr unsafe.Pointer, f arrow.Field, schema *arrow.Schema) (*item, error) {
 	carr := (*cdata.CArrowArray)(ptr)
-	if _, ok := f.Type.(*arrow.StructType); ok && schema.NumFields() == len(f.Type.(*arrow.StructType).Fields()) {
+	if _, ok := f.Type.(*arrow.StructType); ok { // schema then holds the struct's fields and metadata
 		rec, err := cdata.ImportCRecordBatchWithSchema(carr, schema)
 		if err != nil {
 			return nil, err
