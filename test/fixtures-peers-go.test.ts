@@ -33,7 +33,7 @@ interface PeerResult extends Outcome {
 }
 
 interface Root { kind: string; fail_at?: number; message?: string; errno?: { lp64: number } }
-interface Case { name: string; images: { lp64?: string }; roots: Root[] }
+interface Case { name: string; images: { lp64?: string }; roots: Root[]; invalid?: boolean }
 
 function run(command: string, args: string[], timeout: number): SpawnSyncReturns<string> {
   return spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', timeout, killSignal: 'SIGKILL', maxBuffer: 64 << 20 });
@@ -60,9 +60,10 @@ function recordedFor(rows: Map<string, string>, name: string): string | undefine
   return undefined;
 }
 
-/** What a recorded outcome means in the peer's output ("misread": accepted, values not equal). */
-function expectedOf(outcome: string | undefined): Partial<Outcome> {
-  if (outcome === undefined) return { outcome: 'accepted', equal: true };
+/** What a recorded outcome means in the peer's output ("misread": accepted, values not equal).
+ *  Unrecorded: a valid case accepted and equal, a negative fixture refused. */
+function expectedOf(outcome: string | undefined, invalid: boolean): Partial<Outcome> {
+  if (outcome === undefined) return invalid ? { outcome: 'refused' } : { outcome: 'accepted', equal: true };
   if (outcome === 'misread') return { outcome: 'accepted', equal: false };
   return { outcome: outcome as Outcome['outcome'] };
 }
@@ -85,22 +86,25 @@ afterAll(() => {
   if (dir !== '') rmSync(dir, { recursive: true, force: true });
 });
 
-test('arrow-go: every case of the TS corpus as recorded, every struct released once', () => {
+test('arrow-go: every case of the TS corpus as recorded (negative fixtures refused), every struct released once', () => {
   const rows = recorded();
   expect(results.map((r) => r.case)).toEqual(cases.map((c) => c.name));
   for (const r of results) {
     const seen = { case: r.case, outcome: r.outcome, equal: r.equal, message: r.message };
-    expect(seen).toEqual({ ...seen, ...expectedOf(recordedFor(rows, r.case)) });
+    const invalid = cases.find((c) => c.name === r.case)!.invalid === true;
+    expect(seen).toEqual({ ...seen, ...expectedOf(recordedFor(rows, r.case), invalid) });
     // Whatever the outcome, arrow-go released every struct it took, once (the loader's report).
     expect({ case: r.case, problems: r.problems, report: r.report, double: r.releases.double_releases, bad: r.releases.bad_releases })
       .toEqual({ case: r.case, problems: 0, report: '', double: 0, bad: 0 });
   }
-  expect(results.length).toBeGreaterThanOrEqual(180);
+  expect(results.length).toBeGreaterThanOrEqual(200);
+  expect(results.filter((r) => r.case.startsWith('invalid-') && r.outcome === 'refused').length).toBeGreaterThanOrEqual(15);
   expect(results.filter((r) => r.outcome === 'accepted' && r.equal).length).toBeGreaterThanOrEqual(80);
 });
 
 test('arrow-go: a refusal by its validator alone, or a protocol violation, still imported the values right', () => {
-  const shown = results.filter((r) => (r.outcome === 'refused' && r.message?.includes('array.Validate')) || r.outcome === 'violation');
+  const valid = new Set(cases.filter((c) => c.invalid !== true).map((c) => c.name));
+  const shown = results.filter((r) => valid.has(r.case) && ((r.outcome === 'refused' && r.message?.includes('array.Validate')) || r.outcome === 'violation'));
   expect(shown.length).toBeGreaterThan(0);
   for (const r of shown) expect({ case: r.case, equal: r.equal }).toEqual({ case: r.case, equal: true });
 });

@@ -32,6 +32,8 @@ interface Case {
   images?: { lp64?: string };
   stream_error?: { message: string } | null;  // the mini corpus
   roots?: { kind: string; fail_at?: number; message?: string }[];  // the TS corpus
+  invalid?: boolean;  // a negative fixture: to be refused
+  refused_at?: string;
 }
 
 /** The message a case's failing stream must end with, if it has one. */
@@ -89,7 +91,8 @@ function expectMatrix(corpus: string, peer: string): void {
   for (const r of got) {
     const outcome = exceptions.get(r.case);
     const seen = { case: r.case, outcome: r.outcome, equal: r.equal, message: r.message };
-    if (outcome === undefined) expect(seen).toEqual({ ...seen, outcome: 'accepted', equal: true });
+    const invalid = cases.find((c) => c.name === r.case)?.invalid === true;
+    if (outcome === undefined) expect(seen).toEqual(invalid ? { ...seen, outcome: 'refused' } : { ...seen, outcome: 'accepted', equal: true });
     else expect(seen).toEqual({ ...seen, outcome });
     // Whatever the outcome, the peer released every struct it took, once.
     expect({ case: r.case, problems: r.problems, report: r.report, double: r.releases.double_releases, bad: r.releases.bad_releases })
@@ -97,7 +100,7 @@ function expectMatrix(corpus: string, peer: string): void {
     const failing = failure(cases.find((c) => c.name === r.case)!);
     if (failing !== null) expect({ case: r.case, error: r.stream_error }).toEqual({ case: r.case, error: `OSError: ${failing}` });
     // A RecordBatch import refused: the same tree as a StructArray must be accepted and equal (whose fault it is).
-    if (r.outcome === 'refused' && r.message?.includes('RecordBatch')) {
+    if (r.outcome === 'refused' && r.message?.includes('RecordBatch') && !invalid) {
       expect({ case: r.case, ...r.as_struct_array }).toEqual({ case: r.case, outcome: 'accepted', equal: true, message: null, problems: 0 });
     }
   }
@@ -122,4 +125,29 @@ test('docs/conformance.md records no outcome for a case that does not exist', ()
   const names = new Set([...results.values()].flatMap((r) => r.cases.map((c) => c.name)));
   expect([...recorded('pyarrow').keys()].filter((c) => !names.has(c))).toEqual([]);
   expect(recorded('pyarrow').size).toBeGreaterThan(0);
+});
+
+/** docs/conformance.md's table of the negative fixtures: case -> where pyarrow refuses it (or 'accepted') and its message. */
+function recordedInvalid(): Map<string, { level: string; where: string; message: string }> {
+  const doc = readFileSync(join(ROOT, 'docs', 'conformance.md'), 'utf8');
+  const rows = [...doc.matchAll(/^\| `(invalid-[\w-]+)` \| (minimal|default|full) \| (import|validate\(full=True\)|accepted) \| (.+) \|$/gm)];
+  return new Map(rows.map((m) => [m[1]!, { level: m[2]!, where: m[3]!, message: m[4]!.replace(/^`|`$/g, '') }]));
+}
+
+test('pyarrow: every negative fixture refused, at import or by validate(full=True), with the message docs/conformance.md records', () => {
+  const { cases, peer: got } = results.get('ts')!;
+  const invalid = cases.filter((c) => c.invalid === true).map((c) => c.name);
+  expect(invalid.length).toBeGreaterThanOrEqual(20);
+  const table = recordedInvalid();
+  expect([...table.keys()].sort()).toEqual([...invalid].sort());
+  for (const name of invalid) {
+    const r = got.find((x) => x.case === name)!;
+    const where = r.outcome === 'accepted' ? 'accepted' : r.message?.startsWith('validate(full=True): ') ? 'validate(full=True)' : 'import';
+    const { level, where: want, message } = table.get(name)!;
+    expect({ case: name, level }).toEqual({ case: name, level: cases.find((c) => c.name === name)!.refused_at });
+    expect({ case: name, where, refused: r.outcome }).toEqual({ case: name, where: want, refused: want === 'accepted' ? 'accepted' : 'refused' });
+    if (want !== 'accepted') expect({ case: name, message: r.message }).toEqual({ case: name, message: expect.stringContaining(message) });
+  }
+  // One case only is accepted: a buffer too short, which no native consumer can see (docs/conformance.md).
+  expect(invalid.filter((n) => table.get(n)!.where === 'accepted')).toEqual(['invalid-buffer-short']);
 });

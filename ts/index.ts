@@ -61,7 +61,7 @@ export type { StreamRoundtripOptions, StreamRoundtripSummary, Via } from './roun
 export { streamRuntime } from './stream/runtime.js';
 export type { Mismatch } from './arrow-js/compare.js';
 export { caseImage, expectedIpc, fixtureFiles, stableJson, type CorpusFile, type CorpusOptions } from './fixtures/corpus.js';
-export { fixtureCases } from './fixtures/cases.js';
-export type { FixtureCase } from './fixtures/case.js';
+export { corpusCases, fixtureCases, invalidFixtureCases } from './fixtures/cases.js';
+export type { FixtureCase, Invalidity } from './fixtures/case.js';
 export { imageSpace, parseFixtureImage, readScript, type FixtureImage, type ImageRoot, type ImageScript } from './fixtures/parse.js';
 export type { LayoutName as FixtureLayout } from './fixtures/image.js';

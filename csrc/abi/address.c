@@ -46,7 +46,9 @@ int AcdAddressRangeValid(const void* ptr, int64_t size) {
 void AcdAddressDescribe(const void* ptr, int64_t size, char* out, size_t out_size) {
   out[0] = '\0';
   if (acd_owner.describe != NULL && acd_owner.describe(ptr, size, out, out_size)) return;
-  if (AcdAddressInForeignWindow((uintptr_t)ptr, size)) {
+  // Only a range that starts there stands for the other module's memory (one
+  // that runs into the window from below is simply too long).
+  if (AcdIsForeignAddress(ptr)) {
     snprintf(out, out_size,
              " (address %llu of the other module's memory, whose checked part ends at %llu)",
              (unsigned long long)AcdForeignAddressOf((uintptr_t)ptr),

@@ -4,14 +4,16 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fixtureCases, fixtureFiles, type FixtureLayout } from '../index.js';
+import { corpusCases, fixtureFiles, type FixtureLayout } from '../index.js';
 import { UsageError } from './input.js';
 
 export const FIXTURES_USAGE = `  arrow-c-device fixtures --out DIR [--layout wasm32|lp64|both] [--only PATTERN]
       write the fixture corpus (docs/fixtures.md): DIR/<layout>/<case>.acdfix,
       the expected values DIR/expected/<case>.json (Arrow integration JSON)
       and <case>.arrows (Arrow IPC stream, where apache-arrow holds the case
-      exactly), and DIR/manifest.json. The same bytes on every run. PATTERN:
+      exactly), and DIR/manifest.json; the invalid-... cases, which a
+      consumer must refuse, have no expected files. The same bytes on every
+      run. PATTERN:
       whole case names, comma-separated, with * and ? as wildcards
       (int*,*utf8*,bool)`;
 
@@ -64,7 +66,7 @@ function parseFixturesArgs(args: string[]): FixturesArgs {
  */
 export function fixturesCommand(args: string[], print: (line: string) => void, progress: (line: string) => void): number {
   const { out, layouts, only } = parseFixturesArgs(args);
-  if (only !== undefined && !fixtureCases().some((c) => only(c.name))) throw new UsageError('--only: no case matches the pattern');
+  if (only !== undefined && !corpusCases().some((c) => only(c.name))) throw new UsageError('--only: no case matches the pattern');
   let files = 0;
   let cases = 0;
   let bytes = 0;
