@@ -21,7 +21,8 @@
 // ArrowDeviceArrayStream). "violation": imported, but arrow-go broke the async
 // protocol (message: how). "equal": whether the values equal the expected
 // file (also when only arrow-go's validation refused them); null when not
-// compared. "expected": the file compared with. "stream_error": the
+// compared (a negative fixture, "invalid" in the manifest, never is: it must
+// be refused). "expected": the file compared with. "stream_error": the
 // errno and message a stream gave after its batches. "async": the loader's
 // counts of an async play. "as_cpu_array": a case of ArrowDeviceArrays
 // imported again, each as the ArrowArray it holds (after the peer checked it
