@@ -7,12 +7,11 @@
 // with every release called once, except the arrow-go outcomes recorded in
 // docs/conformance.md, which must then be exactly as recorded.
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { check, recorded, ROOT, run } from './fixtures-peer-common.js';
 
-const ROOT = resolve(__dirname, '..');
 const PEER = join(ROOT, 'build', 'go-cross', 'peer_arrow_go');
 
 interface Outcome {
@@ -34,22 +33,6 @@ interface PeerResult extends Outcome {
 
 interface Root { kind: string; fail_at?: number; message?: string; errno?: { lp64: number } }
 interface Case { name: string; images: { lp64?: string }; roots: Root[]; invalid?: boolean }
-
-function run(command: string, args: string[], timeout: number): SpawnSyncReturns<string> {
-  return spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', timeout, killSignal: 'SIGKILL', maxBuffer: 64 << 20 });
-}
-
-function check(what: string, r: SpawnSyncReturns<string>): string {
-  if (r.status !== 0) throw new Error(`${what}: exit status ${r.status}${r.signal ? `, killed by ${r.signal}` : ''}\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
-
-/** The arrow-go rows of docs/conformance.md: case (or a `*` pattern) -> outcome. */
-function recorded(): Map<string, string> {
-  const doc = readFileSync(join(ROOT, 'docs', 'conformance.md'), 'utf8');
-  const rows = [...doc.matchAll(/^\| `([\w*-]+)` \| arrow-go \| ([\w-]+) \| [^|]+ \| [^|]+ \|$/gm)];
-  return new Map(rows.map((m) => [m[1], m[2]]));
-}
 
 const pattern = (p: string) => new RegExp(`^${p.replace(/\*/g, '[\\w-]*')}$`);
 
@@ -87,7 +70,7 @@ afterAll(() => {
 });
 
 test('arrow-go: every case of the TS corpus as recorded (negative fixtures refused), every struct released once', () => {
-  const rows = recorded();
+  const rows = recorded('arrow-go');
   expect(results.map((r) => r.case)).toEqual(cases.map((c) => c.name));
   for (const r of results) {
     const seen = { case: r.case, outcome: r.outcome, equal: r.equal, message: r.message };
@@ -110,7 +93,7 @@ test('arrow-go: a refusal by its validator alone, or a protocol violation, still
 });
 
 test('arrow-go: each ArrowDeviceArray case, imported as the CPU ArrowArray it holds, does what its twin does', () => {
-  const rows = recorded();
+  const rows = recorded('arrow-go');
   const byName = new Map(results.map((r) => [r.case, r]));
   const twins = results.filter((r) => cases.find((c) => c.name === r.case)!.roots.some((x) => x.kind === 'ArrowDeviceArray'));
   expect(twins.length).toBeGreaterThanOrEqual(80);
@@ -143,7 +126,7 @@ test('arrow-go: streams give their batches, then the script\'s errno and message
 
 test('docs/conformance.md records no arrow-go outcome for a case that does not exist', () => {
   const names = cases.map((c) => c.name);
-  const rows = recorded();
+  const rows = recorded('arrow-go');
   expect([...rows.keys()].filter((p) => !names.some((n) => (p.includes('*') ? pattern(p).test(n) : n === p)))).toEqual([]);
   expect(rows.size).toBeGreaterThan(0);
 });

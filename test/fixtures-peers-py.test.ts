@@ -9,13 +9,11 @@
 // validates nothing on import, so arro3's outcome on one is checked only where
 // recorded. A peer that setup.sh cannot install fails the test.
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { check, failure, PYTHON, recorded, ROOT, run } from './fixtures-peer-common.js';
 
-const ROOT = resolve(__dirname, '..');
-const PYTHON = join(ROOT, 'build', 'venv-cross', 'bin', 'python');
 const PEERS = ['nanoarrow', 'arro3'] as const;
 type Peer = (typeof PEERS)[number];
 
@@ -46,28 +44,6 @@ const STREAM_ERROR: Record<Peer, (message: string) => string> = {
   nanoarrow: (m) => `NanoarrowException: ArrowArrayStream::get_next() failed (5): ${m}`,
   arro3: (m) => `Exception: C Data interface error: ${m}`,
 };
-
-function failure(c: Case): string | null {
-  if (c.stream_error) return c.stream_error.message;
-  const r = c.roots?.find((x) => x.fail_at !== undefined && x.fail_at >= 0 && x.kind === 'ArrowArrayStream');
-  return r?.message ?? null;
-}
-
-function run(command: string, args: string[], timeout: number): SpawnSyncReturns<string> {
-  return spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', timeout, killSignal: 'SIGKILL', maxBuffer: 64 << 20 });
-}
-
-function check(what: string, r: SpawnSyncReturns<string>): string {
-  if (r.status !== 0) throw new Error(`${what}: exit status ${r.status}${r.signal ? `, killed by ${r.signal}` : ''}\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
-
-/** The outcomes docs/conformance.md records for a peer: case -> outcome ("unequal": accepted, values not equal). */
-function recorded(peer: Peer): Map<string, string> {
-  const doc = readFileSync(join(ROOT, 'docs', 'conformance.md'), 'utf8');
-  const rows = [...doc.matchAll(/^\| `([\w-]+)` \| ([\w-]+) \| ([\w-]+) \| [^|]+ \| [^|]+ \|$/gm)];
-  return new Map(rows.filter((m) => m[2] === peer).map((m) => [m[1], m[3]]));
-}
 
 const dirs: string[] = [];
 const corpora = new Map<string, Case[]>();

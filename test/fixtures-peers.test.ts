@@ -7,13 +7,11 @@
 // Corpora: the TS writer's (`arrow-c-device fixtures --layout lp64`, after
 // build.sh) and the Python-written mini corpus (scripts/cross/mini_corpus.py).
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { check, failure, PYTHON, recorded, ROOT, run, type CorpusCase as Case } from './fixtures-peer-common.js';
 
-const ROOT = resolve(__dirname, '..');
-const PYTHON = join(ROOT, 'build', 'venv-cross', 'bin', 'python');
 
 interface PeerResult {
   case: string;
@@ -27,37 +25,6 @@ interface PeerResult {
   as_struct_array?: { outcome: string; equal: boolean | null; message: string | null; problems: number };
 }
 
-interface Case {
-  name: string;
-  images?: { lp64?: string };
-  stream_error?: { message: string } | null;  // the mini corpus
-  roots?: { kind: string; fail_at?: number; message?: string }[];  // the TS corpus
-  invalid?: boolean;  // a negative fixture: to be refused
-  refused_at?: string;
-}
-
-/** The message a case's failing stream must end with, if it has one. */
-function failure(c: Case): string | null {
-  if (c.stream_error) return c.stream_error.message;
-  const r = c.roots?.find((x) => x.fail_at !== undefined && x.fail_at >= 0 && x.kind === 'ArrowArrayStream');
-  return r?.message ?? null;
-}
-
-function run(command: string, args: string[], timeout: number): SpawnSyncReturns<string> {
-  return spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', timeout, killSignal: 'SIGKILL', maxBuffer: 64 << 20 });
-}
-
-function check(what: string, r: SpawnSyncReturns<string>): string {
-  if (r.status !== 0) throw new Error(`${what}: exit status ${r.status}${r.signal ? `, killed by ${r.signal}` : ''}\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
-
-/** The outcomes docs/conformance.md records for a peer: case -> outcome. */
-function recorded(peer: string): Map<string, string> {
-  const doc = readFileSync(join(ROOT, 'docs', 'conformance.md'), 'utf8');
-  const rows = [...doc.matchAll(/^\| `([\w-]+)` \| ([\w-]+) \| ([\w-]+) \| [^|]+ \| [^|]+ \|$/gm)];
-  return new Map(rows.filter((m) => m[2] === peer).map((m) => [m[1], m[3]]));
-}
 
 const dirs: string[] = [];
 const results = new Map<string, { cases: Case[]; peer: PeerResult[] }>();
