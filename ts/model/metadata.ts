@@ -119,21 +119,23 @@ export function decodeMetadata(bytes: Uint8Array): Metadata {
   const shared = typeof SharedArrayBuffer !== 'undefined' && bytes.buffer instanceof SharedArrayBuffer;
   let offset = 0;
 
-  const readInt32 = (what: string): number => {
+  // Error texts are built only on failure: these run for every pair of a count that may be large.
+  const readInt32 = (what: () => string): number => {
     if (offset + 4 > bytes.length) {
-      throw new ArrowCDeviceError(`metadata ${what} at byte offset ${offset}: expected a 4-byte length, found ${bytes.length - offset} bytes left`);
+      throw new ArrowCDeviceError(`metadata ${what()} at byte offset ${offset}: expected a 4-byte length, found ${bytes.length - offset} bytes left`);
     }
     const n = view.getInt32(offset, true);
-    if (n < 0) throw new ArrowCDeviceError(`metadata ${what} at byte offset ${offset}: expected a non-negative length, found ${n}`);
+    if (n < 0) throw new ArrowCDeviceError(`metadata ${what()} at byte offset ${offset}: expected a non-negative length, found ${n}`);
     offset += 4;
     return n;
   };
-  const readString = (what: string): string => {
+  const readString = (what: () => string): string => {
     const at = offset;
     const length = readInt32(what);
+    if (length === 0) return '';
     const end = offset + length;
     if (end > bytes.length) {
-      throw new ArrowCDeviceError(`metadata ${what} at byte offset ${at}: length ${length} runs past the end (${bytes.length - offset} bytes left)`);
+      throw new ArrowCDeviceError(`metadata ${what()} at byte offset ${at}: length ${length} runs past the end (${bytes.length - offset} bytes left)`);
     }
     const b = shared ? bytes.slice(offset, end) : bytes.subarray(offset, end);
     let s: string;
@@ -146,11 +148,11 @@ export function decodeMetadata(bytes: Uint8Array): Metadata {
     return s;
   };
 
-  const count = readInt32('pair count');
+  const count = readInt32(() => 'pair count');
   const result = new Map<string, string>();
   for (let i = 0; i < count; i++) {
-    const key = readString(`key ${i}`);
-    result.set(key, readString(`value ${i} (key '${key}')`));
+    const key = readString(() => `key ${i}`);
+    result.set(key, readString(() => `value ${i} (key '${key}')`));
   }
   return result;
 }
