@@ -11,6 +11,8 @@ import {
 import { decodeMetadata, encodeMetadata } from '../ts/model/metadata.js';
 import * as t from '../ts/model/types.js';
 import type { DataType, Field } from '../ts/model/types.js';
+import { readField } from '../ts/model/schema.js';
+import { core } from './helpers.js';
 
 const f = t.field;
 const ab = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
@@ -329,5 +331,35 @@ describe('apache-arrow conversion', () => {
   test('invalid arrow-js types are rejected', () => {
     expect(() => fromArrowType(new arrow.Time(arrow.TimeUnit.SECOND, 64))).toThrow('a time in s must be 32-bit');
     expect(() => fromArrowType(new arrow.Decimal(1, 5, 96))).toThrow('unknown bit width 96');
+  });
+});
+
+describe('metadata with runs of empty pairs (8 zero bytes each, as zeroed memory reads)', () => {
+  // 3 empty pairs, ('k', 'v'), 2 empty pairs: the runs are skipped in words, the pair between them is read.
+  const pair = (k: string, v: string) => [k.length, 0, 0, 0, ...[...k].map((c) => c.charCodeAt(0)), v.length, 0, 0, 0, ...[...v].map((c) => c.charCodeAt(0))];
+  const bytes = new Uint8Array([6, 0, 0, 0, ...Array(24).fill(0), ...pair('k', 'v'), ...Array(16).fill(0)]);
+
+  test('decode in JS: the empty key once, and the pair between the runs', () => {
+    expect([...decodeMetadata(bytes)]).toEqual([['', ''], ['k', 'v']]);
+    // At an odd offset too (the word walk needs alignment; the other walk does not).
+    const odd = new Uint8Array(bytes.length + 1);
+    odd.set(bytes, 1);
+    expect([...decodeMetadata(odd.subarray(1))]).toEqual([['', ''], ['k', 'v']]);
+    // A count past what is there still fails at the first pair that is missing.
+    const short = bytes.slice();
+    short[0] = 9;
+    expect(() => decodeMetadata(short)).toThrow('metadata key 6 at byte offset 54: expected a 4-byte length, found 0 bytes left');
+  });
+
+  test('in C: the schema keeps every byte, and reads back the same', async () => {
+    const acd = await core();
+    const ptr = acd.core.alloc(acd.core.structs.size('ArrowSchema'));
+    acd.core.schemaInit(ptr, 'i', 'x', bytes, 2, 0, false);
+    acd.core.schemaValidate(ptr);
+    const m = acd.core.structs.ptr('ArrowSchema', ptr, 'metadata');
+    expect([...acd.core.space.bytes.slice(m, m + bytes.length)]).toEqual([...bytes]);
+    expect([...readField(acd.core.structs, ptr).metadata!]).toEqual([['', ''], ['k', 'v']]);
+    acd.core.space.release('ArrowSchema', ptr);
+    acd.core.free(ptr);
   });
 });

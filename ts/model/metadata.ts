@@ -113,6 +113,27 @@ export function encodeMetadata(m: Metadata | null | undefined): Uint8Array | nul
  * the last value wins. Throws ArrowCDeviceError (EINVAL) naming the key or
  * value and the byte offset when the bytes are malformed.
  */
+/**
+ * How many pairs of two zero lengths (an empty key and an empty value, 8 zero
+ * bytes each) follow at `offset`, up to `max`: a count of millions over zeroed
+ * memory is walked in words rather than pair by pair.
+ */
+function emptyPairsAt(bytes: Uint8Array, offset: number, max: number): number {
+  const n = Math.min(max, Math.floor((bytes.length - offset) / 8));
+  if (!(n > 0)) return 0;
+  const at = bytes.byteOffset + offset;
+  if (at % 4 === 0) {
+    const words = new Int32Array(bytes.buffer, at, n * 2);
+    let i = 0;
+    while (i < n && words[2 * i] === 0 && words[2 * i + 1] === 0) i++;
+    return i;
+  }
+  const view = new DataView(bytes.buffer, at, n * 8);
+  let i = 0;
+  while (i < n && view.getUint32(8 * i) === 0 && view.getUint32(8 * i + 4) === 0) i++;
+  return i;
+}
+
 export function decodeMetadata(bytes: Uint8Array): Metadata {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // TextDecoder refuses views of shared memory (threaded wasm), so copy those.
@@ -151,6 +172,14 @@ export function decodeMetadata(bytes: Uint8Array): Metadata {
   const count = readInt32(() => 'pair count');
   const result = new Map<string, string>();
   for (let i = 0; i < count; i++) {
+    const empty = offset + 8 <= bytes.length && view.getUint32(offset) === 0 && view.getUint32(offset + 4) === 0
+      ? emptyPairsAt(bytes, offset, count - i) : 0;
+    if (empty > 0) {
+      result.set('', '');
+      offset += 8 * empty;
+      i += empty - 1;
+      continue;
+    }
     const key = readString(() => `key ${i}`);
     result.set(key, readString(() => `value ${i} (key '${key}')`));
   }
@@ -204,6 +233,16 @@ export function metadataBytesAt(space: Pick<AddressSpace, 'bytes'>, address: num
     throw new ArrowCDeviceError(`${what}: a pair count of ${count} needs at least ${count * 8} bytes, past the memory of ${limit} bytes`, EINVAL);
   }
   for (let i = 0; i < count * 2; i++) {
+    // Runs of empty pairs over zeroed memory are skipped in words (see emptyPairsAt).
+    if (i % 2 === 0) {
+      const empty = at + 8 <= limit && view.getUint32(at) === 0 && view.getUint32(at + 4) === 0
+        ? emptyPairsAt(memory, at, count - i / 2) : 0;
+      if (empty > 0) {
+        at += 8 * empty;
+        i += 2 * empty - 1;
+        continue;
+      }
+    }
     // Not `at += length(i)`: that would add to the value `at` had before length() moved it past the length.
     const n = length(i);
     at += n;
