@@ -363,3 +363,23 @@ describe('metadata with runs of empty pairs (8 zero bytes each, as zeroed memory
     acd.core.free(ptr);
   });
 });
+
+test('metadata: a pair count past MAX_METADATA_PAIRS (2^20) is refused before the walk; invalid UTF-8 in many pairs decodes without a throw per string', () => {
+  const count = new Uint8Array(4);
+  new DataView(count.buffer).setInt32(0, (1 << 20) + 1, true);
+  expect(() => decodeMetadata(count)).toThrow(`metadata pair count: ${(1 << 20) + 1} pairs, more than the 1048576 this library reads`);
+  const n = 1000;
+  const bytes = new Uint8Array(4 + n * 10);
+  const v = new DataView(bytes.buffer);
+  v.setInt32(0, n, true);
+  for (let i = 0; i < n; i++) {
+    const at = 4 + i * 10;
+    v.setInt32(at, 1, true);
+    bytes[at + 4] = 0x80 + (i % 64); // a lone continuation byte: not UTF-8
+    v.setInt32(at + 5, 1, true);
+    bytes[at + 9] = 0x41;
+  }
+  const m = decodeMetadata(bytes);
+  expect(m.size).toBe(64);
+  expect(m.get(String.fromCharCode(0xdc00 + 0x80))).toBe("A"); // PEP 383: byte 0x80 as U+DC80
+});

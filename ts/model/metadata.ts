@@ -17,6 +17,15 @@ import type { Metadata } from './types.js';
 const encoder = new TextEncoder();
 // fatal: the fast path; invalid UTF-8 takes the escaping decoder. ignoreBOM: keep a leading BOM.
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** Decodes without throwing: U+FFFD in its result sends the bytes to decodeEscaped (no exception per string). */
+const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * The most pairs a metadata blob may have here. The spec bounds the count
+ * only by int32; a count of millions (a pointer into other data, or hostile
+ * input) would make an import spend seconds building a Map nobody wants.
+ */
+export const MAX_METADATA_PAIRS = 1 << 20;
 const LONE_SURROGATE = /\p{Surrogate}/u;
 const INT32_MAX = 2147483647;
 const ESCAPE_BASE = 0xdc00;
@@ -159,17 +168,16 @@ export function decodeMetadata(bytes: Uint8Array): Metadata {
       throw new ArrowCDeviceError(`metadata ${what()} at byte offset ${at}: length ${length} runs past the end (${bytes.length - offset} bytes left)`);
     }
     const b = shared ? bytes.slice(offset, end) : bytes.subarray(offset, end);
-    let s: string;
-    try {
-      s = decoder.decode(b);
-    } catch {
-      s = decodeEscaped(b);
-    }
+    let s = lenient.decode(b);
+    if (s.includes('\uFFFD')) s = decodeEscaped(b);
     offset = end;
     return s;
   };
 
   const count = readInt32(() => 'pair count');
+  if (count > MAX_METADATA_PAIRS) {
+    throw new ArrowCDeviceError(`metadata pair count: ${count} pairs, more than the ${MAX_METADATA_PAIRS} this library reads`);
+  }
   const result = new Map<string, string>();
   for (let i = 0; i < count; i++) {
     const empty = offset + 8 <= bytes.length && view.getUint32(offset) === 0 && view.getUint32(offset + 4) === 0
@@ -231,6 +239,9 @@ export function metadataBytesAt(space: Pick<AddressSpace, 'bytes'>, address: num
   // Every pair takes at least its two lengths: a count that cannot fit is refused before the walk.
   if (count > (limit - at) / 8) {
     throw new ArrowCDeviceError(`${what}: a pair count of ${count} needs at least ${count * 8} bytes, past the memory of ${limit} bytes`, EINVAL);
+  }
+  if (count > MAX_METADATA_PAIRS) {
+    throw new ArrowCDeviceError(`${what}: a pair count of ${count}, more than the ${MAX_METADATA_PAIRS} this library reads`, EINVAL);
   }
   for (let i = 0; i < count * 2; i++) {
     // Runs of empty pairs over zeroed memory are skipped in words (see emptyPairsAt).
