@@ -383,3 +383,11 @@ test('metadata: a pair count past MAX_METADATA_PAIRS (2^20) is refused before th
   expect(m.size).toBe(64);
   expect(m.get(String.fromCharCode(0xdc00 + 0x80))).toBe("A"); // PEP 383: byte 0x80 as U+DC80
 });
+
+test('metadata: a string that takes the blob past MAX_METADATA_BYTES (64 MiB) is refused', () => {
+  const bytes = new Uint8Array(4 + 4 + 8);
+  const v = new DataView(bytes.buffer);
+  v.setInt32(0, 1, true);
+  v.setInt32(4, 64 << 20, true);
+  expect(() => decodeMetadata(bytes)).toThrow('metadata key 0 at byte offset 4: length 67108864 takes the metadata past the 67108864 bytes this library reads');
+});

@@ -26,6 +26,9 @@ const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
  * input) would make an import spend seconds building a Map nobody wants.
  */
 export const MAX_METADATA_PAIRS = 1 << 20;
+
+/** The most bytes a metadata blob may take here (64 MiB), for the same reason. */
+export const MAX_METADATA_BYTES = 64 << 20;
 const LONE_SURROGATE = /\p{Surrogate}/u;
 const INT32_MAX = 2147483647;
 const ESCAPE_BASE = 0xdc00;
@@ -180,6 +183,9 @@ export function decodeMetadata(bytes: Uint8Array): Metadata {
     const length = readInt32(what);
     if (length === 0) return '';
     const end = offset + length;
+    if (end > MAX_METADATA_BYTES) {
+      throw new ArrowCDeviceError(`metadata ${what()} at byte offset ${at}: length ${length} takes the metadata past the ${MAX_METADATA_BYTES} bytes this library reads`);
+    }
     if (end > bytes.length) {
       throw new ArrowCDeviceError(`metadata ${what()} at byte offset ${at}: length ${length} runs past the end (${bytes.length - offset} bytes left)`);
     }
@@ -273,6 +279,9 @@ export function metadataBytesAt(space: Pick<AddressSpace, 'bytes'>, address: num
     // Not `at += length(i)`: that would add to the value `at` had before length() moved it past the length.
     const n = length(i);
     at += n;
+    if (at - address > MAX_METADATA_BYTES) {
+      throw new ArrowCDeviceError(`${what}: ${i % 2 === 0 ? 'key' : 'value'} ${i >> 1} takes the metadata past the ${MAX_METADATA_BYTES} bytes this library reads`, EINVAL);
+    }
     if (at > limit) throw new ArrowCDeviceError(`${what}: ${i % 2 === 0 ? 'key' : 'value'} ${i >> 1} runs past the memory of ${limit} bytes`, EINVAL);
   }
   return memory.slice(address, at);
