@@ -6,12 +6,11 @@
 // plug in as a Reader.
 
 import type { Core } from '../abi/core.js';
-import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
-import { constants } from '../abi/generated/layout.js';
+import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { readRaw, type ImportMode } from '../model/raw.js';
 import { copyArrayFrom, copySchemaFrom, named, releaseForeign } from './from.js';
 import { Imported, ImportedSchema, type Reader } from './handles.js';
-import { LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions, type RawImport } from './options.js';
+import { checkCpuDeviceArray, LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions, type RawImport } from './options.js';
 import { importArrayViewFrom } from './view-from.js';
 
 export type { ReadSpace, Reader } from './handles.js';
@@ -64,7 +63,7 @@ export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, p
   const level = levelOf(options);
   core.structs.checkRange(ptr, core.structs.size(struct), struct);
   const arrayPtr = struct === 'ArrowDeviceArray' ? ptr + core.structs.offsetOf('ArrowDeviceArray', 'array') : ptr;
-  if (struct === 'ArrowDeviceArray') checkCpu(core, ptr);
+  if (struct === 'ArrowDeviceArray') checkCpuDeviceArray(core.structs, ptr, '; non-CPU device arrays are not supported yet');
 
   return withSchema(core, schemaArg, (schema, ownsSchema) => {
     let own = 0;
@@ -169,16 +168,4 @@ export function withSchema<T>(core: Core, schemaArg: number | ImportedSchema,
  */
 export function importRaw(core: Core, schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<RawImport> {
   return importArray(core, schema, array, 'ArrowArray', options, rawReader);
-}
-
-/** A device array read here in place must be a CPU one without an event. */
-function checkCpu(core: Core, deviceArray: number): void {
-  const s = core.structs;
-  const type = s.i32('ArrowDeviceArray', deviceArray, 'device_type');
-  if (type !== constants.ARROW_DEVICE_CPU) {
-    throw new ArrowCDeviceError(`device_type: expected ARROW_DEVICE_CPU (1), found ${type}; non-CPU device arrays are not supported yet`, ENOSYS);
-  }
-  if (s.ptr('ArrowDeviceArray', deviceArray, 'sync_event') !== 0) {
-    throw new ArrowCDeviceError('sync_event: expected NULL for ARROW_DEVICE_CPU, which has no event type', EINVAL);
-  }
 }

@@ -3,7 +3,8 @@
 // path (raw, apache-arrow, devices, streams).
 
 import type { MemorySpace } from '../abi/address-space.js';
-import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
+import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
+import type { StructReader } from '../abi/structs.js';
 import type { ImportMode, RawArray } from '../model/raw.js';
 import type { Conversion, Field } from '../model/types.js';
 
@@ -69,4 +70,17 @@ export function levelOf(options: ImportOptions): number {
   const level = LEVELS[options.validate ?? 'default'];
   if (level === undefined) throw new ArrowCDeviceError(`validate: expected none, minimal, default or full, found '${String(options.validate)}'`, EINVAL);
   return level;
+}
+
+/**
+ * A device array about to be read as host memory: on the CPU (else ENOSYS,
+ * the message ending with `refusal`) and without a sync event, which the CPU
+ * has no type for.
+ */
+export function checkCpuDeviceArray(s: StructReader, ptr: number, refusal: string): void {
+  const type = s.i32('ArrowDeviceArray', ptr, 'device_type');
+  if (type !== 1) throw new ArrowCDeviceError(`device_type: expected ARROW_DEVICE_CPU (1), found ${type}${refusal}`, ENOSYS);
+  if (s.ptr('ArrowDeviceArray', ptr, 'sync_event') !== 0) {
+    throw new ArrowCDeviceError('sync_event: expected NULL for ARROW_DEVICE_CPU, which has no event type', EINVAL);
+  }
 }

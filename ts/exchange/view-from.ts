@@ -17,7 +17,7 @@ import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
 import type { StructReader } from '../abi/structs.js';
 import { copySchemaFrom, named, releaseForeign } from './from.js';
 import { Imported, ImportedSchema, type Reader } from './handles.js';
-import { LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions } from './options.js';
+import { checkCpuDeviceArray, LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions } from './options.js';
 
 /** The foreign window on wasm32 (ACD_FOREIGN_ADDRESS_BASE and _SIZE of csrc/abi/abi.h). */
 const WINDOW_BASE = 0xc0000000;
@@ -139,7 +139,7 @@ export function importArrayViewFrom<T>(core: Core, from: ForeignSource, schemaAr
     const offset = struct === 'ArrowDeviceArray' ? s.offsetOf('ArrowDeviceArray', 'array') : 0;
     try {
       s.checkRange(ptr, size, struct === 'ArrowDeviceArray' ? 'device array' : 'array');
-      if (struct === 'ArrowDeviceArray') checkCpu(s, ptr);
+      if (struct === 'ArrowDeviceArray') checkCpuDeviceArray(s, ptr, ': only CPU arrays can be read from another module');
       checkRelease(from, ptr + offset);
       if (level > LEVELS.none) validateThroughWindow(core, from, schema, ptr + offset, level);
     } catch (e) {
@@ -187,14 +187,5 @@ export function importArrayViewFrom<T>(core: Core, from: ForeignSource, schemaAr
     return new Imported(space, value, () => read(schema, at, mode, space), cleanup);
   } finally {
     if (ownsSchema && !keepSchema && !schema.released) schema.release();
-  }
-}
-
-/** A device array read from another module is a CPU one without an event. */
-function checkCpu(s: StructReader, ptr: number): void {
-  const type = s.i32('ArrowDeviceArray', ptr, 'device_type');
-  if (type !== 1) throw new ArrowCDeviceError(`device_type: expected ARROW_DEVICE_CPU (1), found ${type}: only CPU arrays can be read from another module`, ENOSYS);
-  if (s.ptr('ArrowDeviceArray', ptr, 'sync_event') !== 0) {
-    throw new ArrowCDeviceError('sync_event: expected NULL for ARROW_DEVICE_CPU, which has no event type', EINVAL);
   }
 }
