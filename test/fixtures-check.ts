@@ -6,14 +6,15 @@
 
 import type { StructReader } from '../ts/abi/structs.js';
 import type { StructName } from '../ts/abi/layout-types.js';
-import { BEHAVIOUR } from '../ts/fixtures/image.js';
+import { BEHAVIOUR, EVENT_RECORD_SIZE, SECTION } from '../ts/fixtures/image.js';
+import { eventKindOf } from '../ts/device/device.js';
 import { imageSpace, readScript, type FixtureImage } from '../ts/fixtures/parse.js';
 import { readRaw, type RawArray } from '../ts/model/raw.js';
 import { rawValues, show } from '../ts/model/raw-values.js';
 import { readField } from '../ts/model/schema.js';
 import { childFields, fieldsEqual, recordBatchField, typeToString, type Field } from '../ts/model/types.js';
 import type { FixtureCase } from '../ts/fixtures/case.js';
-import { ERRNO } from '../ts/fixtures/write.js';
+import { CPU, ERRNO } from '../ts/fixtures/write.js';
 
 /** What the walk found: pointer places, callback places with behaviours, buffer addresses. */
 class Walk {
@@ -114,21 +115,37 @@ export function imageDifferences(image: FixtureImage, c: FixtureCase): string[] 
     out.push(...schemaDifferences(s, at, field, path));
     metadataPointers(s, at, field, path, out);
   };
+  const device = c.device ?? CPU;
+  const events = new Set<number>();
   const checkDevice = (at: number, raw: RawArray, path: string) => {
     walk.deviceArray(at);
-    if (s.i64('ArrowDeviceArray', at, 'device_id') !== -1) out.push(`${path}.device_id is not -1`);
-    if (s.i32('ArrowDeviceArray', at, 'device_type') !== 1) out.push(`${path}.device_type is not ARROW_DEVICE_CPU`);
-    if (s.ptr('ArrowDeviceArray', at, 'sync_event') !== 0) out.push(`${path}.sync_event is not NULL`);
+    if (s.i64('ArrowDeviceArray', at, 'device_id') !== device.id) out.push(`${path}.device_id is not ${device.id}`);
+    if (s.i32('ArrowDeviceArray', at, 'device_type') !== device.type) out.push(`${path}.device_type is not ${device.type}`);
+    const event = s.ptr('ArrowDeviceArray', at, 'sync_event');
+    const kind = eventKindOf(device.type);
+    if (kind === null) {
+      if (event !== 0) out.push(`${path}.sync_event is not NULL`);
+    } else {
+      // An event record of its own (docs/fixtures.md, "Sync events"), in a section of kind 5.
+      const v = new DataView(image.body.buffer, image.body.byteOffset + event);
+      const record = [v.getUint32(0, true), v.getUint32(4, true), Number(v.getBigInt64(8, true))];
+      if (show(record) !== show([kind, device.type, device.id])) out.push(`${path}.sync_event: the record ${show(record)} is not the device's`);
+      if (!image.sections.some((sec) => sec.kind === SECTION.events && event >= sec.offset && event + EVENT_RECORD_SIZE <= sec.offset + sec.size)) {
+        out.push(`${path}.sync_event is not in an events section`);
+      }
+      if (events.has(event)) out.push(`${path}.sync_event is another array's`);
+      events.add(event);
+    }
     const reserved = s.offsetOf('ArrowDeviceArray', 'reserved');
     if (image.body.subarray(at + reserved, at + reserved + 24).some((b) => b !== 0)) out.push(`${path}.reserved is not zero`);
     out.push(...arrayDifferences(space, at + s.offsetOf('ArrowDeviceArray', 'array'), field, raw, path));
   };
   if (c.stream === null) {
     const kinds = image.roots.map((r) => r.kind).join(',');
-    const expected = c.device === true ? '1,3' : '1,2';
+    const expected = c.device !== undefined ? '1,3' : '1,2';
     if (kinds !== expected) return [`roots: expected kinds ${expected}, found ${kinds}`];
     checkSchema(image.roots[0]!.offset, 'root 0');
-    if (c.device === true) checkDevice(image.roots[1]!.offset, c.batches[0]!, 'root 1');
+    if (c.device !== undefined) checkDevice(image.roots[1]!.offset, c.batches[0]!, 'root 1');
     else {
       walk.array(image.roots[1]!.offset);
       out.push(...arrayDifferences(space, image.roots[1]!.offset, field, c.batches[0]!, 'root 1'));

@@ -39,6 +39,21 @@ export function check(what: string, r: SpawnSyncReturns<string>): string {
  * The outcomes docs/conformance.md records for a peer, from its table rows
  * "| `case` | peer | outcome | whose fault | why |": case (or a `*` pattern) -> outcome.
  */
+/** A row's case, a name or a pattern where `*` stands for any run of [a-z0-9-]. */
+const pattern = (p: string) => new RegExp(`^${p.replace(/\*/g, '[\\w-]*')}$`);
+
+/** The recorded outcome of a case: its own row, else the first pattern row it matches. */
+export function recordedFor(rows: Map<string, string>, name: string): string | undefined {
+  if (rows.has(name)) return rows.get(name);
+  for (const [p, outcome] of rows) if (p.includes('*') && pattern(p).test(name)) return outcome;
+  return undefined;
+}
+
+/** The rows (names or patterns) that match no case of `names`: stale rows. */
+export function staleRows(rows: Map<string, string>, names: readonly string[]): string[] {
+  return [...rows.keys()].filter((p) => !names.some((n) => (p.includes('*') ? pattern(p).test(n) : n === p)));
+}
+
 export function recorded(peer: string): Map<string, string> {
   const doc = readFileSync(join(ROOT, 'docs', 'conformance.md'), 'utf8');
   const rows = [...doc.matchAll(/^\| `([\w*-]+)` \| ([\w-]+) \| ([\w-]+) \| [^|]+ \| [^|]+ \|$/gm)];

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { check, recorded, ROOT, run } from './fixtures-peer-common.js';
+import { check, recorded, recordedFor, ROOT, run, staleRows } from './fixtures-peer-common.js';
 
 const PEER = join(ROOT, 'build', 'go-cross', 'peer_arrow_go');
 
@@ -31,17 +31,9 @@ interface PeerResult extends Outcome {
   as_cpu_array?: Outcome;
 }
 
-interface Root { kind: string; fail_at?: number; message?: string; errno?: { lp64: number } }
+interface Root { kind: string; fail_at?: number; message?: string; errno?: { lp64: number }; device_type?: string }
 interface Case { name: string; images: { lp64?: string }; roots: Root[]; invalid?: boolean }
 
-const pattern = (p: string) => new RegExp(`^${p.replace(/\*/g, '[\\w-]*')}$`);
-
-/** The recorded outcome of a case: its own row, else the first pattern row it matches. */
-function recordedFor(rows: Map<string, string>, name: string): string | undefined {
-  if (rows.has(name)) return rows.get(name);
-  for (const [p, outcome] of rows) if (p.includes('*') && pattern(p).test(name)) return outcome;
-  return undefined;
-}
 
 /** What a recorded outcome means in the peer's output ("misread": accepted, values not equal).
  *  Unrecorded: a valid case accepted and equal, a negative fixture refused. */
@@ -85,6 +77,15 @@ test('arrow-go: every case of the TS corpus as recorded (negative fixtures refus
   expect(results.filter((r) => r.outcome === 'accepted' && r.equal).length).toBeGreaterThanOrEqual(80);
 });
 
+test('arrow-go: an ArrowDeviceArray on a simulated device is not read as CPU memory', () => {
+  const onDevices = results.filter((r) => /^on-/.test(r.case));
+  expect(onDevices).toHaveLength(13);
+  for (const r of onDevices) {
+    expect({ case: r.case, outcome: r.outcome, cpu: r.as_cpu_array?.outcome, message: r.as_cpu_array?.message?.replace(/type \d+ .*/, 'type N') })
+      .toEqual({ case: r.case, outcome: 'unsupported', cpu: 'refused', message: 'the peer cannot import root 1 as a CPU array: an ArrowDeviceArray on device type N' });
+  }
+});
+
 test('arrow-go: a refusal by its validator alone, or a protocol violation, still imported the values right', () => {
   const valid = new Set(cases.filter((c) => c.invalid !== true).map((c) => c.name));
   const shown = results.filter((r) => valid.has(r.case) && ((r.outcome === 'refused' && r.message?.includes('array.Validate')) || r.outcome === 'violation'));
@@ -95,7 +96,8 @@ test('arrow-go: a refusal by its validator alone, or a protocol violation, still
 test('arrow-go: each ArrowDeviceArray case, imported as the CPU ArrowArray it holds, does what its twin does', () => {
   const rows = recorded('arrow-go');
   const byName = new Map(results.map((r) => [r.case, r]));
-  const twins = results.filter((r) => cases.find((c) => c.name === r.case)!.roots.some((x) => x.kind === 'ArrowDeviceArray'));
+  const onCpu = (c: Case) => c.roots.some((x) => x.kind === 'ArrowDeviceArray' && x.device_type === 'ARROW_DEVICE_CPU');
+  const twins = results.filter((r) => onCpu(cases.find((c) => c.name === r.case)!));
   expect(twins.length).toBeGreaterThanOrEqual(80);
   for (const r of twins) {
     const twin = byName.get(r.case.replace(/-device$/, ''))!;
@@ -127,6 +129,6 @@ test('arrow-go: streams give their batches, then the script\'s errno and message
 test('docs/conformance.md records no arrow-go outcome for a case that does not exist', () => {
   const names = cases.map((c) => c.name);
   const rows = recorded('arrow-go');
-  expect([...rows.keys()].filter((p) => !names.some((n) => (p.includes('*') ? pattern(p).test(n) : n === p)))).toEqual([]);
+  expect(staleRows(rows, names)).toEqual([]);
   expect(rows.size).toBeGreaterThan(0);
 });

@@ -8,6 +8,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Core } from '../ts/abi/core.js';
+import { ArrowCDevice } from '../ts/api.js';
+import { DEVICE_TYPES, deviceName, deviceTypeName, eventKindOf } from '../ts/device/device.js';
 import { main } from '../ts/cli/cli.js';
 import { namePattern } from '../ts/cli/fixtures.js';
 import type { FixtureCase } from '../ts/fixtures/case.js';
@@ -15,7 +17,7 @@ import { corpusCases, fixtureCases } from '../ts/fixtures/cases.js';
 import { caseImage, expectedBatches, expectedIpc, fixtureFiles } from '../ts/fixtures/corpus.js';
 import { ImageBuilder, ROOT, type LayoutName } from '../ts/fixtures/image.js';
 import { parseFixtureImage, readScript } from '../ts/fixtures/parse.js';
-import { writeSchemaTree } from '../ts/fixtures/write.js';
+import { CPU, writeSchemaTree } from '../ts/fixtures/write.js';
 import { readIpc } from '../ts/io/ipc/read.js';
 import { readIntegrationJson } from '../ts/io/json/read.js';
 import { compareRaw } from '../ts/model/raw-values.js';
@@ -136,6 +138,72 @@ describe('wasm32 images loaded into the core (relocated) pass the C validator at
     } finally {
       core.free(block);
     }
+  });
+});
+
+describe('the cases on simulated devices, placed on them by a loader that has them (docs/fixtures.md, "Sync events")', () => {
+  let acd: ArrowCDevice;
+  let releases: { schema: number; array: number };
+  beforeAll(async () => {
+    acd = await ArrowCDevice.load();
+    const core = acd.core;
+    // Release callbacks that mark the struct released, as the loader's do.
+    const at = (struct: 'ArrowSchema' | 'ArrowArray') => core.structs.offsetOf(struct, 'release');
+    releases = {
+      schema: core.addFunction(((p: number) => core.view.setUint32(p + at('ArrowSchema'), 0, true)) as never, 'vi'),
+      array: core.addFunction(((p: number) => core.view.setUint32(p + at('ArrowArray'), 0, true)) as never, 'vi'),
+    };
+  });
+  const onDevices = CASES.filter((c) => c.stream === null && c.device !== undefined && c.device.type !== CPU.type);
+
+  test('every device type of the header but the CPU has a case, with its event kind or NULL', () => {
+    expect(onDevices.map((c) => deviceTypeName(c.device!.type)).sort()).toEqual(Object.keys(DEVICE_TYPES).filter((n) => n !== 'cpu').sort());
+    expect(onDevices.filter((c) => eventKindOf(c.device!.type) !== null)).toHaveLength(10);
+    expect(onDevices.some((c) => c.device!.id > 0)).toBe(true);
+  });
+
+  test.each(onDevices.map((c) => [c.name, c] as [string, FixtureCase]))('%s: moved onto its device, synchronized and read back equal', (_name, c) => {
+    const core = acd.core;
+    const image = parseFixtureImage(caseImage(c, 'wasm32'), c.name);
+    const before = acd.bytesAllocated();
+    const block = core.alloc(image.body.length + 64);
+    const out = core.alloc(core.structs.size('ArrowDeviceArray'));
+    try {
+      const base = Math.ceil(block / 64) * 64;
+      core.bytes.set(image.body, base);
+      const v = core.view;
+      for (const r of image.relocations) if (v.getUint32(base + r, true) !== 0) v.setUint32(base + r, v.getUint32(base + r, true) + base, true);
+      for (const cb of image.callbacks) v.setUint32(base + cb.offset, cb.behaviour === 1 ? releases.schema : releases.array, true);
+      const [schema, array] = [base + image.roots[0]!.offset, base + image.roots[1]!.offset];
+      const s = core.structs;
+      const device = { type: s.i32('ArrowDeviceArray', array, 'device_type'), id: Number(s.i64('ArrowDeviceArray', array, 'device_id')) };
+      expect(device).toEqual(c.device);
+      const record = s.ptr('ArrowDeviceArray', array, 'sync_event');
+      const kind = eventKindOf(device.type);
+      expect(record === 0 ? null : v.getUint32(record, true)).toBe(kind);
+      // The loader has the device: the bytes it placed are host memory, which it copies onto the device, recording an event.
+      v.setInt32(array + s.offsetOf('ArrowDeviceArray', 'device_type'), CPU.type, true);
+      s.setI64('ArrowDeviceArray', array, 'device_id', -1);
+      s.setPtr('ArrowDeviceArray', array, 'sync_event', 0);
+      expect(core.device.deviceArrayMoveToDevice(schema, array, device.type, device.id, out)).toBe(0);
+      expect(v.getUint32(array + s.offsetOf('ArrowArray', 'release'), true)).toBe(0);
+      expect({ type: s.i32('ArrowDeviceArray', out, 'device_type'), id: Number(s.i64('ArrowDeviceArray', out, 'device_id')) }).toEqual(device);
+      const event = s.ptr('ArrowDeviceArray', out, 'sync_event');
+      // The event the simulation recorded has the kind the image's record names.
+      expect(event === 0 ? null : v.getUint32(event, true)).toBe(kind);
+      const imported = acd.importDeviceRaw(schema, out, { validate: 'full' });
+      try {
+        expect(fieldsEqual(imported.value.field, recordBatchField(c.schema))).toBe(true);
+        expect(compareRaw(c.batches[0]!, imported.value.array, c.name)).toEqual([]);
+      } finally {
+        imported.release();
+      }
+      expect(acd.deviceBytesAllocated(deviceName(device.type, device.id))).toBe(0);
+    } finally {
+      core.free(out);
+      core.free(block);
+    }
+    expect(acd.bytesAllocated()).toBe(before);
   });
 });
 

@@ -96,13 +96,25 @@ class ArrayProducer(Producer):
         return self.schema.__arrow_c_schema__(), self._take('arrow_array')
 
 
-class DeviceArrayProducer(ArrayProducer):
-    # On the CPU (every device array of the LP64 corpus) a producer may offer both protocols
-    # (PyCapsuleInterface.rst, "Device Support"); __arrow_c_array__ hands out the embedded ArrowArray.
+class DeviceOnlyProducer(Producer):
+    # Data not on the CPU: the device protocol only (PyCapsuleInterface.rst: "it is recommended to
+    # only implement the device version of the protocol"), so a consumer sees the device type.
     def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
         if any(v is not None for v in kwargs.values()):
             raise NotImplementedError('keywords %s' % sorted(kwargs))
         return self.schema.__arrow_c_schema__(), self._take('arrow_device_array')
+
+
+class DeviceArrayProducer(ArrayProducer, DeviceOnlyProducer):
+    # On the CPU a producer may offer both protocols (PyCapsuleInterface.rst, "Device Support");
+    # __arrow_c_array__ hands out the embedded ArrowArray.
+    pass
+
+
+def device_array_producer(root, schema):
+    # ArrowDeviceArray (LP64): the ArrowArray (80 bytes), device_id (int64), device_type (int32).
+    device_type = ctypes.c_int32.from_address(root.ptr + 88).value
+    return (DeviceArrayProducer if device_type == 1 else DeviceOnlyProducer)(root, schema)
 
 
 class StreamProducer(Producer):
@@ -202,7 +214,11 @@ class Nanoarrow:
     def device_array(self, producer, schema):
         device_array = self.device.c_device_array(producer)
         if device_array.device_type_id != 1:
-            raise Unsupported('a device array not on the CPU')
+            # What a nanoarrow user does to read it on the CPU: nanoarrow refuses it (its own check), or
+            # the matrix shows that it read device memory as host memory.
+            carray = self.na.c_array(device_array)
+            self.validate(carray)
+            return self.to_pa(carray, schema)
         self.validate(device_array.array)
         return self.to_pa(device_array.array, schema)
 
@@ -293,7 +309,7 @@ def import_roots(peer, roots):
                 if r.kind == 2:
                     items.append((i,) + peer.array(ArrayProducer(r, value), as_pa))
                 else:
-                    items.append((i,) + peer.device_array(DeviceArrayProducer(r, value), as_pa))
+                    items.append((i,) + peer.device_array(device_array_producer(r, value), as_pa))
             elif r.kind == 4:
                 items.append((i, 'stream', peer.stream(StreamProducer(r))))
             elif r.kind == 5:

@@ -54,6 +54,17 @@ const EVENT_TYPES: Readonly<Record<DeviceTypeName, string | null>> = {
   hexagon: null,
 };
 
+/**
+ * The simulation's event kinds (csrc/device/device.h, ACD_EVENT_*): the first
+ * member of every simulated event, 0xACDE0000 plus the device type whose
+ * runtime defines the event type (CUDA's for cuda_host, ...).
+ */
+const EVENT_KINDS: Readonly<Record<DeviceTypeName, number | null>> = {
+  cpu: null, cuda: 0xacde0002, cuda_host: 0xacde0002, opencl: 0xacde0004, vulkan: 0xacde0007, metal: 0xacde0008,
+  vpi: null, rocm: 0xacde000a, rocm_host: 0xacde000a, ext_dev: 0xacde000c, cuda_managed: 0xacde0002, oneapi: 0xacde000e,
+  webgpu: null, hexagon: null,
+};
+
 const HOST_ACCESSIBLE: ReadonlySet<DeviceTypeName> = new Set(['cpu', 'cuda_host', 'rocm_host', 'cuda_managed']);
 
 const NAMES = new Map<number, DeviceTypeName>(
@@ -81,6 +92,12 @@ export function isHostAccessible(type: number): boolean {
 export function eventTypeOf(type: number): string | null {
   const name = NAMES.get(type);
   return name === undefined ? null : EVENT_TYPES[name];
+}
+
+/** The simulation's event kind for this type's sync events (0xACDE0002 for cuda), or null when it has none. */
+export function eventKindOf(type: number): number | null {
+  const name = NAMES.get(type);
+  return name === undefined ? null : EVENT_KINDS[name];
 }
 
 const usage = `expected TYPE or TYPE:ID, TYPE one of ${Object.keys(DEVICE_TYPES).join(', ')}`;

@@ -88,6 +88,10 @@ func playAsync(fx *fixture, r root) (*item, error) {
 	if afterRelease > 0 {
 		it.violations = append(it.violations, fmt.Sprintf("root %d: arrow-go called the producer's request or cancel %d time(s) after the handler's release", r.index, int64(afterRelease)))
 	}
+	if C.PeerAsyncReleaseWithheld(play) != 0 {
+		it.violations = append(it.violations, fmt.Sprintf("root %d: arrow-go's on_schema refused the stream (%v) and left its handler's release set over the state it had freed; "+
+			"the peer did not call that release, which panics (misuse of an invalid Handle)", r.index, err))
+	}
 	report := (*C.char)(C.calloc(4096, 1))
 	defer C.free(unsafe.Pointer(report))
 	if C.PeerAsyncFree(play, report, 4096) != 0 {

@@ -79,6 +79,8 @@ struct PeerAsync {
   int64_t pending;                                // requests and cancels not yet answered by a round
   int released, done;
   int64_t after_release;                          // request or cancel calls after the handler's release
+  int schema_refused;                             // arrow-go's on_schema returned this (0: accepted)
+  int release_withheld;                           // 1: arrow-go's release was not called (below)
 };
 
 // The loader's callbacks behind the proxies (the same functions for every play).
@@ -143,7 +145,8 @@ static int ProxyOnSchema(struct ArrowAsyncDeviceStreamHandler* self, struct Arro
   a->producer.cancel = ProxyCancel;
   a->producer.private_data = a;
   a->go->producer = &a->producer;
-  return a->go->on_schema(a->go, schema);
+  a->schema_refused = a->go->on_schema(a->go, schema);
+  return a->schema_refused;
 }
 
 static int ProxyOnNextTask(struct ArrowAsyncDeviceStreamHandler* self, struct ArrowAsyncTask* task, const char* metadata) {
@@ -164,9 +167,16 @@ static void ProxyOnError(struct ArrowAsyncDeviceStreamHandler* self, int code, c
 static void ProxyRelease(struct ArrowAsyncDeviceStreamHandler* self) {
   struct PeerAsync* a = (struct PeerAsync*)self->private_data;
   a->released = 1;
-  if (a->go->release != NULL) a->go->release(a->go);
+  // arrow-go v18.8.0's on_schema frees its private_data and deletes its handle on every path, and on
+  // an error returns leaving release set: its release would then panic on the deleted handle ("misuse
+  // of an invalid Handle"), a use after free. The spec has the producer call release after an error
+  // of on_schema; the peer withholds that one call and reports it (docs/conformance.md).
+  if (a->schema_refused != 0) a->release_withheld = 1;
+  else if (a->go->release != NULL) a->go->release(a->go);
   self->release = NULL;
 }
+
+int PeerAsyncReleaseWithheld(struct PeerAsync* a) { return a->release_withheld; }
 
 struct PeerAsync* PeerAsyncNew(struct AcdFixture* fx, uint32_t root, struct ArrowAsyncDeviceStreamHandler* go_handler) {
   struct PeerAsync* a = (struct PeerAsync*)calloc(1, sizeof *a);

@@ -28,6 +28,9 @@ int PeerAsyncRun(struct PeerAsync* a, int timeout_seconds, char* message, size_t
 // The loader's counts of the play, and the consumer's calls of request or
 // cancel after the handler's release (the producer may have freed itself by then).
 void PeerAsyncCounts(struct PeerAsync* a, struct AcdFixtureAsyncCounts* out, int64_t* after_release);
+// 1 when arrow-go's on_schema refused the stream and its release was not called: arrow-go frees its
+// state in on_schema's error path and leaves release set, which would then panic (glue.c).
+int PeerAsyncReleaseWithheld(struct PeerAsync* a);
 // AcdFixtureAsyncFree under the lock, then frees the proxies: its problems.
 int PeerAsyncFree(struct PeerAsync* a, char* report, size_t report_size);
 // The lock around every call into the loader (recursive).

@@ -135,7 +135,7 @@ func runCase(name, image string, want *expected, wantErr error, asCPU, invalid b
 	}
 	switch {
 	case len(refused) > 0:
-		res.Outcome, res.Message = "refused", text(append(refused, notes...))
+		res.Outcome, res.Message = "refused", text(append(append(refused, violations...), notes...))
 	case len(unsupported) > 0 && len(items) <= countSchemas(items):
 		res.Outcome, res.Message, res.Equal, res.Expected = "unsupported", text(unsupported), nil, nil
 	case len(violations) > 0:
