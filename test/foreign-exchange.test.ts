@@ -93,6 +93,32 @@ describe('importing from it, copy mode (issue 11, item 2 in part)', () => {
     expect(acd.bytesAllocated()).toBe(0);
   });
 
+  test('a CPU ArrowDeviceArray with a sync_event is refused in copy and view mode alike, with nothing released', () => {
+    const { p, from, schema, array } = produce(5, 1);
+    const s = from.space.structs;
+    const device = from.space.allocator!.alloc(s.size('ArrowDeviceArray'));
+    from.space.bytes.copyWithin(device, array, array + s.size('ArrowArray'));
+    s.setI64('ArrowDeviceArray', device, 'device_id', -1);
+    from.space.view.setInt32(device + s.offsetOf('ArrowDeviceArray', 'device_type'), 1, true);
+    s.setPtr('ArrowDeviceArray', device, 'sync_event', device); // any non-NULL pointer: the CPU has no event type
+    for (const mode of ['copy', 'view'] as const) {
+      const e = error(() => acd.importDeviceRaw(schema, device, { from, mode }));
+      expect({ mode, code: e.code, message: e.message }).toEqual({ mode, code: EINVAL, message: 'producer: sync_event: expected NULL for ARROW_DEVICE_CPU, which has no event type' });
+      expect(s.ptr('ArrowArray', device, 'release')).not.toBe(0);
+    }
+    expect(acd.bytesAllocated()).toBe(0);
+    // Nothing was lost: without the event, the same struct imports, and its release is called.
+    s.setPtr('ArrowDeviceArray', device, 'sync_event', 0);
+    s.setPtr('ArrowArray', array, 'release', 0); // moved into the device array
+    const raw = acd.importDeviceRaw(schema, device, { from });
+    expect(rawValues(raw.value.array)).toEqual(expected(5, 1));
+    raw.release();
+    from.space.allocator!.free(device);
+    p.free_struct(schema);
+    p.free_struct(array);
+    expect(p.live_blocks()).toBe(0);
+  });
+
   test("two instances of one module: each import reads the memory it names", () => {
     const a = produce(3, 0);
     const b = instantiate();

@@ -9,11 +9,11 @@
 // still owns what it passed.
 
 import type { Core } from '../abi/core.js';
-import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
+import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { metadataBytesAt } from '../model/metadata.js';
 import { readRaw, writeRaw } from '../model/raw.js';
 import { ImportedSchema } from './handles.js';
-import type { ForeignSource } from './options.js';
+import { checkCpuDeviceArray, type ForeignSource } from './options.js';
 
 /** The deepest schema tree copied (the C validator's own limit is far deeper; this bounds the JS stack). */
 const MAX_DEPTH = 256;
@@ -91,8 +91,11 @@ export function copyArrayFrom(core: Core, from: ForeignSource, schema: ImportedS
   s.checkRange(ptr, s.size(struct), struct);
   let at = ptr;
   if (struct === 'ArrowDeviceArray') {
-    const type = s.i32('ArrowDeviceArray', ptr, 'device_type');
-    if (type !== 1) throw new ArrowCDeviceError(`${from.name}: device_type: expected ARROW_DEVICE_CPU (1), found ${type}: only CPU arrays can be read from another module`, ENOSYS);
+    try {
+      checkCpuDeviceArray(s, ptr, ': only CPU arrays can be read from another module');
+    } catch (e) {
+      throw named(from, e);
+    }
     at = ptr + s.offsetOf('ArrowDeviceArray', 'array');
   }
   if (s.ptr('ArrowArray', at, 'release') === 0) throw named(from, new ArrowCDeviceError('array: expected a live array, found a released one', EINVAL));

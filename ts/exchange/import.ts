@@ -63,7 +63,7 @@ export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, p
   const level = levelOf(options);
   core.structs.checkRange(ptr, core.structs.size(struct), struct);
   const arrayPtr = struct === 'ArrowDeviceArray' ? ptr + core.structs.offsetOf('ArrowDeviceArray', 'array') : ptr;
-  if (struct === 'ArrowDeviceArray') checkCpuDeviceArray(core.structs, ptr, '; non-CPU device arrays are not supported yet');
+  if (struct === 'ArrowDeviceArray') checkCpuDeviceArray(core.structs, ptr, '; a device array not on the CPU goes through importDeviceBatch or importDeviceRaw');
 
   return withSchema(core, schemaArg, (schema, ownsSchema) => {
     let own = 0;
