@@ -260,7 +260,10 @@ static int AcdArrayValidateBuffers(struct AcdValidation* v, struct AcdArrayNode*
 
   if (has_validity) {
     if (a->buffers[0] == NULL) {
-      // null_count -1 with no bitmap means no nulls, as Arrow C++ and Go read it.
+      // null_count -1 with no bitmap is read as no nulls, as Arrow C++ (pyarrow) and arrow-rs
+      // read it; the spec allows a NULL bitmap only with null_count 0, and nanoarrow and arrow-go
+      // refuse it (docs/conformance.md). Accepted: it is unambiguous, and refusing it would turn
+      // away what those producers' consumers take.
       if (a->null_count > 0) {
         return AcdValidationFail(v, "buffers[0]", EINVAL,
                                  "expected a validity bitmap (null_count is %" PRId64
