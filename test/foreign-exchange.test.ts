@@ -75,48 +75,48 @@ describe('importing from it, copy mode (issue 11, item 2 in part)', () => {
     expect(acd.bytesAllocated()).toBe(0);
   });
 
-  test('a CPU ArrowDeviceArray in its memory', () => {
-    const { p, from, schema, array } = produce(5, 1);
-    const s = from.space.structs;
-    const device = from.space.allocator!.alloc(s.size('ArrowDeviceArray'));
-    from.space.bytes.copyWithin(device, array, array + s.size('ArrowArray'));
+  /** A CPU ArrowDeviceArray in the producer's memory holding a fresh array of (5, 1), moved into it. */
+  function deviceArrayOf(x: ReturnType<typeof produce>): number {
+    const s = x.from.space.structs;
+    const device = x.from.space.allocator!.alloc(s.size('ArrowDeviceArray'));
+    x.from.space.bytes.copyWithin(device, x.array, x.array + s.size('ArrowArray'));
     s.setI64('ArrowDeviceArray', device, 'device_id', -1);
-    from.space.view.setInt32(device + s.offsetOf('ArrowDeviceArray', 'device_type'), 1, true);
-    s.setPtr('ArrowArray', array, 'release', 0); // moved into the device array
-    const raw = acd.importDeviceRaw(schema, device, { from });
+    x.from.space.view.setInt32(device + s.offsetOf('ArrowDeviceArray', 'device_type'), 1, true);
+    s.setPtr('ArrowArray', x.array, 'release', 0); // moved into the device array
+    return device;
+  }
+
+  /** Imports it (its release called), then frees what the producer allocated. */
+  function importAndFree(x: ReturnType<typeof produce>, device: number): void {
+    const raw = acd.importDeviceRaw(x.schema, device, { from: x.from });
     expect(rawValues(raw.value.array)).toEqual(expected(5, 1));
     raw.release();
-    from.space.allocator!.free(device);
-    p.free_struct(schema);
-    p.free_struct(array);
-    expect(p.live_blocks()).toBe(0);
+    x.from.space.allocator!.free(device);
+    x.p.free_struct(x.schema);
+    x.p.free_struct(x.array);
+    expect(x.p.live_blocks()).toBe(0);
     expect(acd.bytesAllocated()).toBe(0);
+  }
+
+  test('a CPU ArrowDeviceArray in its memory', () => {
+    const x = produce(5, 1);
+    importAndFree(x, deviceArrayOf(x));
   });
 
   test('a CPU ArrowDeviceArray with a sync_event is refused in copy and view mode alike, with nothing released', () => {
-    const { p, from, schema, array } = produce(5, 1);
-    const s = from.space.structs;
-    const device = from.space.allocator!.alloc(s.size('ArrowDeviceArray'));
-    from.space.bytes.copyWithin(device, array, array + s.size('ArrowArray'));
-    s.setI64('ArrowDeviceArray', device, 'device_id', -1);
-    from.space.view.setInt32(device + s.offsetOf('ArrowDeviceArray', 'device_type'), 1, true);
+    const x = produce(5, 1);
+    const s = x.from.space.structs;
+    const device = deviceArrayOf(x);
     s.setPtr('ArrowDeviceArray', device, 'sync_event', device); // any non-NULL pointer: the CPU has no event type
     for (const mode of ['copy', 'view'] as const) {
-      const e = error(() => acd.importDeviceRaw(schema, device, { from, mode }));
+      const e = error(() => acd.importDeviceRaw(x.schema, device, { from: x.from, mode }));
       expect({ mode, code: e.code, message: e.message }).toEqual({ mode, code: EINVAL, message: 'producer: sync_event: expected NULL for ARROW_DEVICE_CPU, which has no event type' });
       expect(s.ptr('ArrowArray', device, 'release')).not.toBe(0);
     }
     expect(acd.bytesAllocated()).toBe(0);
     // Nothing was lost: without the event, the same struct imports, and its release is called.
     s.setPtr('ArrowDeviceArray', device, 'sync_event', 0);
-    s.setPtr('ArrowArray', array, 'release', 0); // moved into the device array
-    const raw = acd.importDeviceRaw(schema, device, { from });
-    expect(rawValues(raw.value.array)).toEqual(expected(5, 1));
-    raw.release();
-    from.space.allocator!.free(device);
-    p.free_struct(schema);
-    p.free_struct(array);
-    expect(p.live_blocks()).toBe(0);
+    importAndFree(x, device);
   });
 
   test("two instances of one module: each import reads the memory it names", () => {
