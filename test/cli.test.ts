@@ -120,10 +120,13 @@ describe('integration', () => {
 test('demo: the structs, the import, and nothing left allocated', () => {
   const r = run('demo');
   expect(r.status).toBe(0);
-  expect(r.stdout).toMatch(/struct ArrowSchema @ 0x[0-9a-f]{8} \(48 bytes\)/);
-  expect(r.stdout).toMatch(/struct ArrowDeviceArray @ 0x[0-9a-f]{8} \(104 bytes\)/);
-  expect(r.stdout).toMatch(/device_type\s+1\n/);
-  expect(r.stdout).toMatch(/device_id\s+-1\n/);
+  expect(r.stdout).toMatch(/ArrowSchema @ 0x[0-9a-f]{8} \(48 bytes\): struct<id: int32, name: utf8, /);
+  expect(r.stdout).toMatch(/ArrowDeviceArray @ 0x[0-9a-f]{8} \(104 bytes\): on cpu/);
+  expect(r.stdout).toMatch(/device_type +1 +ARROW_DEVICE_CPU \(cpu\)\n/);
+  expect(r.stdout).toMatch(/device_id +-1 +none \(the CPU has no device id\)\n/);
+  expect(r.stdout).toMatch(/flags +2 +ARROW_FLAG_NULLABLE\n/);
+  // The README's words: ints and strings with nulls, a list, a dictionary.
+  expect(r.stdout).toMatch(/\{"id": null, "name": null, "scores": \[\], "city": "Oslo"\}/);
   expect(r.stdout).toMatch(/Released: 0 bytes still allocated\./);
 });
 

@@ -12,7 +12,9 @@ import { ArrowCDeviceError, EINVAL } from '../ts/abi/errors.js';
 import { writeSchema } from '../ts/model/schema.js';
 import { readIpc } from '../ts/io/ipc/read.js';
 import { roundtripRaw } from '../ts/roundtrip/roundtrip.js';
-import { describeDeviceArray } from '../ts/inspect/inspect.js';
+import { deviceTree } from '../ts/inspect/batch.js';
+import { treeText } from '../ts/inspect/text.js';
+import { structTree } from '../ts/inspect/tree.js';
 import type { RawArray } from '../ts/model/raw.js';
 import { streamRuntime } from '../ts/stream/runtime.js';
 import * as t from '../ts/model/types.js';
@@ -367,23 +369,25 @@ describe('item 7: spec deviations', () => {
     }
   });
 
-  test.each(['cuda_host', 'cuda'] as const)('item 7: describeDeviceArray waits on the sync event before printing %s buffer bytes', (device) => {
+  test.each(['cuda_host', 'cuda'] as const)('item 7: the struct tree waits on the sync event before showing %s buffer bytes', (device) => {
     mark();
     const exported = acd.exportDeviceBatch(int32Batch([1, 2, 3, 4]), { device });
     const waited = acd.deviceStats().eventsWaited;
-    // Without a way to wait, the bytes are not printed at all.
-    const blind = describeDeviceArray(acd.core.structs, exported.array).join('\n');
-    expect(blind).not.toMatch(/buffers\[1\] 0x[0-9a-f]+: [0-9a-f]{2}/);
-    expect(blind).toMatch(/buffers\[1\] 0x[0-9a-f]+ \(device memory: not read without waiting on sync_event\)/);
+    const text = (tree: ReturnType<typeof structTree>) => treeText(tree, 'the core').join('\n');
+    // Without a way to wait, the bytes are not shown at all.
+    const blind = text(structTree(acd.core, exported.schema, { struct: 'ArrowDeviceArray', address: exported.array }));
+    expect(blind).not.toMatch(/buffers\[1\] values @ 0x[0-9a-f]+: [0-9a-f]{2}/);
+    expect(blind).toMatch(/buffers\[1\] values @ 0x[0-9a-f]+ \(device memory: not read without waiting on sync_event\)/);
     expect(acd.deviceStats().eventsWaited).toBe(waited);
     // With the library, it waits, then reads through the device.
-    const lines = describeDeviceArray(acd, exported.array).join('\n');
+    const lines = text(deviceTree(acd, exported.schema, exported.array));
     expect(acd.deviceStats().eventsWaited).toBe(waited + 1);
-    expect(lines).toMatch(/buffers\[1\] 0x[0-9a-f]+: 01 00 00 00 02 00 00 00 03 00 00 00 04 00 00 00 \.\.\./);
+    expect(lines).toMatch(/buffers\[1\] values @ 0x[0-9a-f]+: 01 00 00 00 02 00 00 00 03 00 00 00 04 00 00 00 \.\.\./);
     exported.release();
-    // A CPU array (no event) prints its bytes as before, from a StructReader alone.
+    // A CPU array (no event) shows its bytes from the address space alone, with its size.
     const cpu = acd.exportDeviceBatch(int32Batch([1, 2]));
-    expect(describeDeviceArray(acd.core.structs, cpu.array).join('\n')).toMatch(/buffers\[1\] 0x[0-9a-f]+: 01 00 00 00 02 00 00 00/);
+    expect(text(structTree(acd.core, cpu.schema, { struct: 'ArrowDeviceArray', address: cpu.array })))
+      .toMatch(/buffers\[1\] values @ 0x[0-9a-f]+, 8 bytes: 01 00 00 00 02 00 00 00$/m);
     cpu.release();
   });
 

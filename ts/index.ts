@@ -48,7 +48,13 @@ export function attach(module: object, options?: AttachOptions): ArrowCDevice {
   return ArrowCDevice.attach(module, options);
 }
 export type { AttachOptions } from './abi/attach.js';
-export { describeArray, describeDeviceArray, describeSchema, describeStruct } from './inspect/inspect.js';
+export { bufferRole, flagNames, structTree } from './inspect/tree.js';
+export type { RegionKind, StructTree, TreeBuffer, TreeField, TreeNode, TreeOptions, TreeRegion } from './inspect/tree.js';
+export { treeText } from './inspect/text.js';
+export { batchTree, deviceTree } from './inspect/batch.js';
+export type { BatchTree, InspectLayout } from './inspect/batch.js';
+export { demoTable, sample, samples } from './inspect/samples.js';
+export type { Sample } from './inspect/samples.js';
 export { compareBatches, normalize, schemaDifferences } from './arrow-js/compare.js';
 export { ExportedStream, StreamReader, exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream } from './stream/pull.js';
 export type { StreamExportOptions, StreamImportOptions, StreamKind, SyncBatchSource } from './stream/pull.js';

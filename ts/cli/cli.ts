@@ -7,6 +7,7 @@ import * as arrow from 'apache-arrow';
 import { bench } from '../bench/index.js';
 import { roundtripDemo } from './demo.js';
 import { fixturesCommand, FIXTURES_USAGE } from './fixtures.js';
+import { inspectCommand, INSPECT_USAGE } from './inspect.js';
 // Only from the library's public entry: the CLI bundle uses dist/index.mjs, never a second copy of it.
 import {
   ArrowCDeviceError, load, parseDevice, roundtripRaw, roundtripStream, roundtripTable, runIntegration, toArrowTable,
@@ -43,6 +44,7 @@ const USAGE = `usage:
       batch exported from the JSON, imported back, validated fully and
       compared to the JSON, with the allocated bytes back to the start
 ${FIXTURES_USAGE}
+${INSPECT_USAGE}
   arrow-c-device bench [--quick] [--json FILE]
       benchmarks against Arrow IPC, arrow-js-ffi and the memory-copy floors
   arrow-c-device --help`;
@@ -195,7 +197,7 @@ function printIntegration(s: IntegrationSummary): void {
  */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const json = (command === 'roundtrip' || command === 'integration') && rest.includes('--json');
+  const json = (command === 'roundtrip' || command === 'integration' || command === 'inspect') && rest.includes('--json');
   try {
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       console.log(USAGE);
@@ -207,6 +209,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (command === 'bench') return bench(rest, (l) => console.log(l));
     if (command === 'fixtures') return fixturesCommand(rest, (l) => console.log(l), (l) => console.error(l));
+    if (command === 'inspect') return await inspectCommand(rest, load, (l) => console.log(l));
     if (command === 'roundtrip') {
       const args = parseArgs(command, rest, ['--via', '--mode', '--device', '--validate', '--reader', '--json']);
       const acd = await load();
