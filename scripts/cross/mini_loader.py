@@ -54,10 +54,10 @@ class MiniLoader:
             data = f.read()
         if len(data) < HEADER.size:
             raise ValueError('%s: shorter than a header' % path)
-        magic, version, psize, endian, _, body_off, size, at, n_sec, n_rel, n_cb, n_roots, layout = HEADER.unpack_from(data)
-        if (magic, version, psize, endian, layout) != (b'ACDFIX\r\n', 1, 8, 1, b'lp64\0\0\0\0'):
+        magic, version, psize, endian, flags, body_off, size, at, n_sec, n_rel, n_cb, n_roots, layout = HEADER.unpack_from(data)
+        if (magic, version, psize, endian, flags, layout) != (b'ACDFIX\r\n', 1, 8, 1, 0, b'lp64\0\0\0\0'):
             raise ValueError('%s: not a version 1 little-endian lp64 image (magic %r, version %d, pointer_size %d, '
-                             'endianness %d, layout %r)' % (path, magic, version, psize, endian, layout))
+                             'endianness %d, flags %d, layout %r)' % (path, magic, version, psize, endian, flags, layout))
         if body_off % 64 or body_off + size > len(data) or at + 24 * n_sec + 8 * n_rel + 16 * n_cb + 32 * n_roots > len(data):
             raise ValueError('%s: body or tables past the end of the file' % path)
         self.memory = ctypes.create_string_buffer(size + 64)  # room to place the body at a 64-aligned address
