@@ -15,9 +15,9 @@ out="${1:-$root/build/native}"
 cc="${CC:-cc}"
 command -v "$cc" >/dev/null 2>&1 || { echo "[native] error: no C compiler '$cc' (install one: 'sudo apt-get install gcc')" >&2; exit 1; }
 
-# Test files of jest build it in parallel (the go peer's setup.sh too): one at a time.
-mkdir -p "$(dirname "$out")"
-exec 9>"$out.lock"
+# Two builds into one OUT (parallel test files): one at a time.
+mkdir -p "$out"
+exec 9>"$out/.build.lock"
 command -v flock >/dev/null 2>&1 && flock 9
 
 mapfile -t sources < <(cd "$root" && { find csrc -name '*.c' -not -path 'csrc/examples/*' -not -path 'csrc/fixtures/*'; echo csrc/fixtures/acd_dump.c; } | LC_ALL=C sort)

@@ -29,14 +29,18 @@ command -v "${cc%% *}" >/dev/null 2>&1 ||
   die "the C compiler cgo uses ('$cc') was not found. Install one ('sudo apt-get install gcc') or set CC."
 
 mkdir -p "$OUT"
-# The dump mode (dump.go) links the native core library, for its dumper. Go's
-# build cache does not see a library's content change, so it is linked from a
-# path named after its hash: a new library, a new link.
-bash "$ROOT/scripts/native/build.sh" >/dev/null || die "scripts/native/build.sh failed (see the errors above)."
-hash=$(sha256sum "$ROOT/build/native/lib/libarrow_c_device.a" | cut -c1-16)
+# Jest files run this in parallel: one at a time.
+exec 9>"$OUT/.setup.lock"
+command -v flock >/dev/null 2>&1 && flock 9
+# The dump mode (dump.go) links the native core library, for its dumper, built
+# here into $OUT/native (build/native stays the user's). Go's build cache does
+# not see a library's content change, so it is linked from a path named after
+# its hash: a new library, a new link.
+bash "$ROOT/scripts/native/build.sh" "$OUT/native" >/dev/null || die "scripts/native/build.sh failed (see the errors above)."
+hash=$(sha256sum "$OUT/native/lib/libarrow_c_device.a" | cut -c1-16)
 find "$OUT" -maxdepth 1 -name 'core-*' ! -name "core-$hash" -exec rm -rf {} +
 mkdir -p "$OUT/core-$hash"
-cp "$ROOT/build/native/lib/libarrow_c_device.a" "$OUT/core-$hash/libarrow_c_device.a"
+cp "$OUT/native/lib/libarrow_c_device.a" "$OUT/core-$hash/libarrow_c_device.a"
 export CGO_LDFLAGS="$OUT/core-$hash/libarrow_c_device.a"
 cd "$HERE"
 start=$SECONDS
