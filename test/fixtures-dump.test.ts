@@ -12,8 +12,9 @@
 // come back equal, or as docs/conformance.md records it. The images are also
 // loaded by the portable C loader (test/c/fixture.sh: every root released,
 // ASan), the dumper's own C tests run on the corpus (test/c/dump.sh: each
-// image dumped again byte for byte), and pyarrow's images are the same bytes
-// on a second run.
+// image dumped again byte for byte; natively on the LP64 images, compiled by
+// emcc on the wasm32 ones), and pyarrow's images are the same bytes on a
+// second run.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -74,7 +75,7 @@ beforeAll(() => {
   step('native core library', 'bash', ['scripts/native/build.sh']);
   step('python peers', 'bash', ['scripts/cross/setup.sh']);
   step('arrow-go peer', 'bash', ['scripts/cross/go/setup.sh']);
-  step('corpus', 'node', ['bin/arrow-c-device.mjs', 'fixtures', '--out', corpus, '--layout', 'lp64']);
+  step('corpus', 'node', ['bin/arrow-c-device.mjs', 'fixtures', '--out', corpus, '--layout', 'both']);
   const py = step('python dumps', PY, ['scripts/cross/peer_dump.py', join(ROOT, 'build', 'native', 'lib'), corpus, out, 'pyarrow', 'nanoarrow', 'arro3']);
   const go = step('arrow-go dumps', GO, ['dump', join(out, 'arrow-go'), corpus]);
   results = [...lines(py ?? ''), ...lines(go ?? '')];
@@ -242,8 +243,8 @@ describe('peers\' exports, dumped by the core\'s dumper and read back', () => {
     expect(stdout).toMatch(/^c-fixture: \d+ passed, 0 failed$/m);
   }, 300_000);
 
-  test('the dumper\'s C tests on the corpus: every valid image dumped again (byte for byte, but slices and empty arrays rewritten to what a reader reads), every invalid one refused', () => {
-    const stdout = ok(run('bash', [join('test', 'c', 'dump.sh'), join(corpus, 'lp64')], 300_000), 'test/c/dump.sh');
+  test.each([['lp64', []], ['wasm32', ['--wasm']]])('the dumper\'s C tests on the %s corpus: every valid image dumped again (byte for byte, but slices and empty arrays rewritten to what a reader reads), every invalid one refused', (layout, flags) => {
+    const stdout = ok(run('bash', [join('test', 'c', 'dump.sh'), ...flags, join(corpus, layout)], 300_000), 'test/c/dump.sh');
     const m = /^c-dump: corpus (\d+) images: (\d+) dumped again byte for byte, (\d+) rewritten to the bytes read, (\d+) failing streams without their failing batch, (\d+) invalid refused, (\d+) not dumped/m.exec(stdout);
     expect(m).not.toBeNull();
     const [images, same, trimmed, failing, refused, skipped] = m!.slice(1).map(Number);

@@ -69,4 +69,5 @@ if [[ "${1:-}" == "--wasm" ]]; then
   node "$tmp/test_issue9.js"
   emcc "${wasm[@]}" "${files[@]}" "$root/test/c/test_window.c" -o "$tmp/test_window.js"
   node "$tmp/test_window.js"
+  bash "$root/test/c/dump.sh" --wasm
 fi

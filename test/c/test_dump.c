@@ -9,6 +9,7 @@
 // roots are loaded and dumped again: a valid case gives back its image byte
 // for byte (a failing stream: the batches before the failure, the errno and
 // the message), an invalid-* case is refused.
+// Also compiled by emcc (test/c/dump.sh --wasm): 4-byte pointers, wasm32 images.
 // Prints "c-dump: N passed, M failed" (and "c-dump: corpus ..." with a directory).
 // Longer than 400 lines: the hand-built trees and the corpus pass share the
 // loader round trip and its checks; apart they would repeat them.
@@ -192,7 +193,7 @@ static void TestStream(void) {
     CHECK(((const int32_t*)batch.buffers[1])[1] == 100 + i);
     batch.release(&batch);
   }
-  CHECK(ls->get_next(ls, &batch) == 5 && strcmp(ls->get_last_error(ls), "no third batch") == 0);
+  CHECK(ls->get_next(ls, &batch) == EIO && strcmp(ls->get_last_error(ls), "no third batch") == 0);
   ls->release(ls);
   CHECK(AcdFixtureFree(fx, NULL, 0) == 0);
 }
@@ -254,7 +255,12 @@ static void TestRefused(void) {
   CHECK_OK(AcdArrayInit(&big, 3, 0, 0, 2, 0, 0, &e), &e);
   Int32s(&big, 1, 3);
   big.length = (int64_t)1 << 40;
+#if defined(__wasm__)
+  // On wasm the validator sees the range pass the end of the memory first.
+  CHECK_FAILS(AcdDumpAddBatch(d, &is, &big, ACD_VALIDATION_FULL, NULL, &e), EINVAL, &e, "expected 1099511627776 values");
+#else
   CHECK_FAILS(AcdDumpAddBatch(d, &is, &big, ACD_VALIDATION_FULL, NULL, &e), EFBIG, &e, "limit");
+#endif
   big.length = 3;
   AcdSchemaRelease(&is);
   AcdArrayRelease(&big);
