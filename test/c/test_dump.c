@@ -199,7 +199,8 @@ static void TestStream(void) {
 }
 
 // An empty slice: nothing is read, its buffers are zeros sized for a reader
-// that reads offsets[offset] (the spec's length + 1 offsets).
+// that reads offsets[offset] (the spec's length + 1 offsets); and its schema
+// alone, as a bare root.
 static void TestEmpty(void) {
   struct ArrowSchema s;
   struct ArrowArray a;
@@ -212,6 +213,9 @@ static void TestEmpty(void) {
   memcpy(AcdArrayAllocateBuffer(&a, 2, 6), "abcdef", 6);
   CHECK_OK(AcdDumpNew(&d, &e), &e);
   CHECK_OK(AcdDumpAddBatch(d, &s, &a, ACD_VALIDATION_FULL, NULL, &e), &e);
+  uint32_t bare = 0;
+  CHECK_OK(AcdDumpAddSchema(d, &s, &bare, &e), &e);  // a bare schema: root 2, of kind 1
+  CHECK(bare == 2 && AcdDumpRootCount(d) == 3);
   size_t size;
   uint8_t* bytes = Finish(d, &size);
   AcdDumpFree(d);
@@ -220,6 +224,11 @@ static void TestEmpty(void) {
   CHECK(AcdFixtureLoad(bytes, size, &fx, &fe) == 0);
   free(bytes);
   if (fx != NULL) {
+    struct AcdFixtureRoot r2;
+    CHECK(AcdFixtureGetRoot(fx, 2, &r2) == 0 && r2.kind == ACD_FIXTURE_SCHEMA && r2.schema_index == ACD_FIXTURE_NO_SCHEMA);
+    struct ArrowSchema* bs = (struct ArrowSchema*)r2.ptr;
+    CHECK(strcmp(bs->format, "u") == 0 && bs->n_children == 0 && bs->dictionary == NULL);
+    bs->release(bs);
     struct ArrowSchema* ls = (struct ArrowSchema*)AcdFixtureRootPointer(fx, 0);
     struct ArrowArray* la = (struct ArrowArray*)AcdFixtureRootPointer(fx, 1);
     static const int32_t kZeros[4] = {0, 0, 0, 0};
