@@ -2,7 +2,10 @@
 # Builds the C core natively, for native implementers who want its validator
 # and its simulated devices in their own tests: a static and a shared library
 # and the headers, from the same sources as the wasm core (every csrc/**/*.c
-# but csrc/examples/ and csrc/fixtures/, which are not part of the core).
+# but csrc/examples/ and csrc/fixtures/, which are not part of the core),
+# plus the fixture dumper (csrc/fixtures/acd_dump.c: struct trees to images,
+# on the core's validator and buffer rules). The portable loader
+# (acd_fixture.c) stays out: implementers copy it.
 #   scripts/native/build.sh [OUT]   (default build/native)
 # → OUT/lib/libarrow_c_device.a, OUT/lib/libarrow_c_device.so, OUT/include/...
 # CC picks the compiler (default cc).
@@ -12,7 +15,12 @@ out="${1:-$root/build/native}"
 cc="${CC:-cc}"
 command -v "$cc" >/dev/null 2>&1 || { echo "[native] error: no C compiler '$cc' (install one: 'sudo apt-get install gcc')" >&2; exit 1; }
 
-mapfile -t sources < <(cd "$root" && find csrc -name '*.c' -not -path 'csrc/examples/*' -not -path 'csrc/fixtures/*' | LC_ALL=C sort)
+# Two builds into one OUT (parallel test files): one at a time.
+mkdir -p "$out"
+exec 9>"$out/.build.lock"
+command -v flock >/dev/null 2>&1 && flock 9
+
+mapfile -t sources < <(cd "$root" && { find csrc -name '*.c' -not -path 'csrc/examples/*' -not -path 'csrc/fixtures/*'; echo csrc/fixtures/acd_dump.c; } | LC_ALL=C sort)
 rm -rf "$out/obj" "$out/lib" "$out/include"
 mkdir -p "$out/obj" "$out/lib" "$out/include"
 objs=()
@@ -31,4 +39,6 @@ for dir in abi model validate device stream; do
   mkdir -p "$out/include/$dir"
   cp "$root/csrc/$dir/"*.h "$out/include/$dir/"
 done
+mkdir -p "$out/include/fixtures"
+cp "$root/csrc/fixtures/acd_dump.h" "$out/include/fixtures/"
 echo "[native] ${#sources[@]} C files -> $out/lib/libarrow_c_device.a, $out/lib/libarrow_c_device.so, $out/include/"

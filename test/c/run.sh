@@ -5,7 +5,8 @@
 # runs the spec's int32 device array example (csrc/examples/) against the
 # simulated CUDA runtime. Prints the summary lines ("c-core: N passed, 0
 # failed", "c-device: N passed, 0 failed"), the example's "c-example:" lines,
-# and first "c-deps: ok ..." (test/c/deps.sh: the folders' call graph).
+# and first "c-deps: ok ..." (test/c/deps.sh: the folders' call graph); then
+# the fixture dumper's tests (test/c/dump.sh, "c-dump: ...").
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -47,6 +48,8 @@ tail -1 "$tmp/deps.txt"
 "$cc" "${flags[@]}" "${files[@]}" "$root/test/c/test_window.c" -o "$tmp/test_window"
 "$tmp/test_window"
 "$tmp/test_issue9"
+# The fixture dumper: trees to images and back through the loader ("c-dump: ...").
+bash "$root/test/c/dump.sh"
 
 # With --wasm, the same tests compiled by emcc and run by node, where
 # AcdAddressRangeValid really bounds reads by the linear memory's size and
@@ -66,4 +69,5 @@ if [[ "${1:-}" == "--wasm" ]]; then
   node "$tmp/test_issue9.js"
   emcc "${wasm[@]}" "${files[@]}" "$root/test/c/test_window.c" -o "$tmp/test_window.js"
   node "$tmp/test_window.js"
+  bash "$root/test/c/dump.sh" --wasm
 fi

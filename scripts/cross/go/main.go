@@ -168,8 +168,9 @@ func countSchemas(items []*item) int {
 }
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: peer_arrow_go CORPUS_DIR (written by `arrow-c-device fixtures --out DIR --layout lp64`)")
+	dump := len(os.Args) == 4 && os.Args[1] == "dump"
+	if len(os.Args) != 2 && !dump {
+		fmt.Fprintln(os.Stderr, "usage: peer_arrow_go CORPUS_DIR (written by `arrow-c-device fixtures --out DIR --layout lp64`)\n       peer_arrow_go dump OUT_DIR CORPUS_DIR (dump.go)")
 		os.Exit(2)
 	}
 	corpus := os.Args[1]
@@ -179,6 +180,13 @@ func main() {
 		os.Exit(1)
 	}
 	jsonTool := filepath.Join(filepath.Dir(self), "arrow-json-integration-test")
+	if dump {
+		if err := runDump(os.Args[2], os.Args[3], jsonTool); err != nil {
+			fmt.Fprintln(os.Stderr, "peer_arrow_go dump:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	raw, err := os.ReadFile(filepath.Join(corpus, "manifest.json"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "peer_arrow_go:", err)

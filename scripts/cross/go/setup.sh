@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the arrow-go peer of the conformance matrix (docs/conformance.md):
 # build/go-cross/peer_arrow_go (this Go module: arrow-go v18.8.0's cdata
-# package through cgo, with the portable C loader compiled in) and
+# package through cgo, with the portable C loader compiled in and the native
+# core library linked, for the dumper of its dump mode) and
 # build/go-cross/arrow-json-integration-test (arrow-go's own reader of the
 # integration JSON, for the cases without an expected IPC stream). Modules
 # come from the Go module proxy, pinned by go.mod and go.sum. go build is
@@ -28,6 +29,19 @@ command -v "${cc%% *}" >/dev/null 2>&1 ||
   die "the C compiler cgo uses ('$cc') was not found. Install one ('sudo apt-get install gcc') or set CC."
 
 mkdir -p "$OUT"
+# Jest files run this in parallel: one at a time.
+exec 9>"$OUT/.setup.lock"
+command -v flock >/dev/null 2>&1 && flock 9
+# The dump mode (dump.go) links the native core library, for its dumper, built
+# here into $OUT/native (build/native stays the user's). Go's build cache does
+# not see a library's content change, so it is linked from a path named after
+# its hash: a new library, a new link.
+bash "$ROOT/scripts/native/build.sh" "$OUT/native" >/dev/null || die "scripts/native/build.sh failed (see the errors above)."
+hash=$(sha256sum "$OUT/native/lib/libarrow_c_device.a" | cut -c1-16)
+find "$OUT" -maxdepth 1 -name 'core-*' ! -name "core-$hash" -exec rm -rf {} +
+mkdir -p "$OUT/core-$hash"
+cp "$OUT/native/lib/libarrow_c_device.a" "$OUT/core-$hash/libarrow_c_device.a"
+export CGO_LDFLAGS="$OUT/core-$hash/libarrow_c_device.a"
 cd "$HERE"
 start=$SECONDS
 say "building $OUT/peer_arrow_go with $version (arrow-go $(sed -n 's/^require github.com\/apache\/arrow-go\/v18 //p' go.mod), cgo: $cc)"
