@@ -4,9 +4,10 @@
 // - cpp_async_consumer: arrow::CreateAsyncDeviceStreamHandler consumes the
 //   loader's async scripts (the LP64 async-stream-* cases) in four scenarios;
 // - cpp_async_producer: arrow::ExportAsyncRecordBatchReader drives the C
-//   core's async consumer with every valid non-stream case's expected IPC
-//   batches (plus an empty slice and a slice), and with a failing generator,
-//   a cancel and two refusals (on int32).
+//   core's async consumer with every valid non-stream case's batch (its
+//   expected IPC stream, or its image imported by Arrow C++ where it has no
+//   stream) plus an empty slice and a slice, and with a failing generator, a
+//   cancel and two refusals (on int32).
 // Every case and scenario must do what the spec asks (accepted, equal, every
 // struct released once, nothing left allocated), except the outcomes recorded
 // in docs/conformance.md (peer `arrow-cpp-async-<scenario>` for the consumer,
@@ -33,6 +34,7 @@ let cases: Case[] = [];
 let consumed: Line[] = [];
 let exported: Line[] = [];
 let sources: string[] = [];
+let images: string[] = [];  // sources without an IPC stream: read from their image
 
 const lines = (out: string) => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Line);
 
@@ -45,8 +47,9 @@ beforeAll(() => {
   const scripts = cases.filter((c) => c.roots.some((r) => r.kind === 'async device stream script')).map((c) => c.name);
   consumed = lines(check('cpp_async_consumer', run(join(OUT, 'cpp_async_consumer'), [dir, ...scripts], 120_000)));
   const plain = ['ArrowSchema', 'ArrowArray', 'ArrowDeviceArray'];
-  sources = cases.filter((c) => c.invalid !== true && typeof c.expected?.ipc === 'string' && c.roots.every((r) => plain.includes(r.kind))).map((c) => c.name);
-  sources = [FIRST, ...sources.filter((n) => n !== FIRST)];
+  const valid = cases.filter((c) => c.invalid !== true && c.roots.every((r) => plain.includes(r.kind)));
+  sources = [FIRST, ...valid.map((c) => c.name).filter((n) => n !== FIRST)];
+  images = valid.filter((c) => typeof c.expected?.ipc !== 'string').map((c) => c.name);
   exported = lines(check('cpp_async_producer', run(join(OUT, 'cpp_async_producer'), [dir, ...sources], 120_000)));
 }, 780_000);
 
@@ -144,10 +147,14 @@ function producerExpected(name: string, scenario: string, sources: number, outco
 }
 
 test('Arrow C++ producer (ExportAsyncRecordBatchReader): every valid case\'s batches reach the core\'s consumer valid (FULL) and equal; errors, cancel and refusals as recorded', () => {
-  expect(sources.length).toBeGreaterThanOrEqual(150);
-  const wanted = [...EXPORT_ERRORS.map((s) => `${FIRST}/${s}`), ...sources.flatMap((n) => EXPORTS.map((s) => `${n}/${s}`))];
+  expect(sources.length).toBeGreaterThanOrEqual(180);
+  expect(images.length).toBeGreaterThanOrEqual(10);
+  const wanted = [...EXPORT_ERRORS.map((s) => `${FIRST}/${s}`), ...sources.flatMap((n) => EXPORTS.map((s) => `${n}/${s}`)),
+    ...images.map((n) => `${n}/image`)];
   expect(exported.map((r) => `${r.case}/${r.scenario}`).sort()).toEqual(wanted.sort());
-  for (const r of exported) {
+  // Each image's structs, imported by Arrow C++ as the source, released once each.
+  for (const r of exported.filter((x) => x.scenario === 'image')) expect(r).toEqual({ case: r.case, scenario: 'image', problems: 0, report: '' });
+  for (const r of exported.filter((x) => x.scenario !== 'image')) {
     expect(r.outcome === 'crashed' || r.sources >= 1).toBe(true);
     const outcome = recorded(`arrow-cpp-export-${r.scenario}`).get(r.case);
     expect(producerSeen(r)).toEqual(producerExpected(r.case, r.scenario, r.sources ?? 0, outcome));

@@ -250,7 +250,7 @@ bool RunScenario(const std::string& dir, const std::string& name, const Scenario
     auto gen = fut.result()->generator;
     out.Bool("schema_equal", fut.result()->schema->Equals(*expected->schema));
     for (;;) {
-      Pulled p = Pull(*d, gen, sc.eager, yielded, 2.0);
+      Pulled p = Pull(*d, gen, sc.eager, yielded, 5.0);
       if (p.kind == Pulled::kBatch) {
         auto st = p.batch->ValidateFull();
         valid.push_back(st.ok() ? "true" : acdpeer::Quote(st.ToString()));

@@ -1,8 +1,10 @@
 // The Arrow C++ async producer of the conformance matrix (docs/conformance.md):
 // arrow::ExportAsyncRecordBatchReader drives the C core's own async consumer
 // (csrc/stream/async_consumer.c, built natively by scripts/native/build.sh).
-// The source is a case's expected IPC stream, read by Arrow C++: its batches,
-// an empty slice and a slice at offset 1, as a generator. Every batch the
+// The source is a case's expected IPC stream, read by Arrow C++ (or, for a
+// case without one, its LP64 image through the portable C loader and
+// ImportRecordBatch): its batches, an empty slice and a slice at offset 1,
+// as a generator. Every batch the
 // core receives is validated by the core at the FULL level, imported back
 // into Arrow C++ (ImportDeviceRecordBatch) and compared (Equals) with its
 // source; the core's counters and Arrow C++'s references must come back.
@@ -31,6 +33,7 @@
 
 #include "common.h"
 extern "C" {
+#include "fixtures/acd_fixture.h"
 #include "stream/stream.h"
 }
 
@@ -239,6 +242,44 @@ std::vector<std::shared_ptr<arrow::RecordBatch>> Sources(const acdpeer::IpcStrea
   return out;
 }
 
+// A scenario that may crash the process (Arrow C++ frees the task the
+// consumer extracted), in a forked child; a line says how it died.
+void RunInChild(const std::string& name, const arrow::Schema& schema,
+                const std::vector<std::shared_ptr<arrow::RecordBatch>>& sources, const Scenario& sc) {
+  std::fflush(stdout);
+  pid_t child = fork();
+  if (child == 0) {
+    RunScenario(name, schema, sources, sc);
+    std::fflush(stdout);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    Json().Str("case", name).Str("scenario", sc.name).Str("outcome", "crashed")
+        .Int("signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0).Print();
+  }
+}
+
+// A case without an IPC stream: its image's batch, imported by Arrow C++
+// (zero-copy: the fixture must outlive the batch).
+arrow::Result<acdpeer::IpcStream> ReadImage(const std::string& path, AcdFixture** fx) {
+  AcdFixtureError error{};
+  if (AcdFixtureLoadFile(path.c_str(), fx, &error) != 0) return arrow::Status::IOError(error.message);
+  for (uint32_t i = 0; i < AcdFixtureRootCount(*fx); i++) {
+    AcdFixtureRoot root{};
+    AcdFixtureGetRoot(*fx, i, &root);
+    if (root.kind != ACD_FIXTURE_ARRAY && root.kind != ACD_FIXTURE_DEVICE_ARRAY) continue;
+    auto* schema = static_cast<ArrowSchema*>(AcdFixtureRootPointer(*fx, root.schema_index));
+    auto batch = root.kind == ACD_FIXTURE_ARRAY
+                     ? arrow::ImportRecordBatch(static_cast<ArrowArray*>(root.ptr), schema)
+                     : arrow::ImportDeviceRecordBatch(static_cast<ArrowDeviceArray*>(root.ptr), schema);
+    ARROW_RETURN_NOT_OK(batch.status());
+    return acdpeer::IpcStream{(*batch)->schema(), {*batch}};
+  }
+  return arrow::Status::Invalid(path, ": no array root");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -247,33 +288,31 @@ int main(int argc, char** argv) {
     return 2;
   }
   for (int i = 2; i < argc; i++) {
-    std::string name = argv[i];
-    auto ipc = acdpeer::ReadIpc(std::string(argv[1]) + "/expected/" + name + ".arrows");
-    if (!ipc.ok()) {
-      Json().Str("case", name).Str("outcome", "load-error").Str("message", ipc.status().ToString()).Print();
-      continue;
+    std::string name = argv[i], dir = argv[1];
+    AcdFixture* fx = nullptr;
+    std::string ipc_path = dir + "/expected/" + name + ".arrows";
+    bool from_ipc = access(ipc_path.c_str(), R_OK) == 0;
+    {  // everything imported from the image goes before the fixture
+      auto ipc = from_ipc ? acdpeer::ReadIpc(ipc_path) : ReadImage(dir + "/lp64/" + name + ".acdfix", &fx);
+      if (!ipc.ok()) {
+        Json().Str("case", name).Str("outcome", "load-error").Str("message", ipc.status().ToString()).Print();
+      } else {
+        auto sources = Sources(*ipc);
+        for (const Scenario& sc : kScenarios) {
+          if (sc.first_case_only && i != 2) continue;
+          if (sc.in_child) {
+            RunInChild(name, *ipc->schema, sources, sc);
+          } else {
+            RunScenario(name, *ipc->schema, sources, sc);
+          }
+        }
+      }
     }
-    auto sources = Sources(*ipc);
-    for (const Scenario& sc : kScenarios) {
-      if (sc.first_case_only && i != 2) continue;
-      if (!sc.in_child) {
-        RunScenario(name, *ipc->schema, sources, sc);
-        continue;
-      }
-      // May crash the process (Arrow C++ frees the task the consumer extracted): in a child.
-      std::fflush(stdout);
-      pid_t child = fork();
-      if (child == 0) {
-        RunScenario(name, *ipc->schema, sources, sc);
-        std::fflush(stdout);
-        _exit(0);
-      }
-      int status = 0;
-      waitpid(child, &status, 0);
-      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        Json().Str("case", name).Str("scenario", sc.name).Str("outcome", "crashed")
-            .Int("signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0).Print();
-      }
+    if (!from_ipc) {
+      // The image's structs, imported by Arrow C++, released once each.
+      char report[1024] = "";
+      int problems = AcdFixtureFree(fx, report, sizeof report);
+      Json().Str("case", name).Str("scenario", "image").Int("problems", problems).Str("report", report).Print();
     }
   }
   return 0;

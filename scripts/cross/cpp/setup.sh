@@ -84,7 +84,7 @@ LINK=("$LIBARROW" "-Wl,-rpath,$LIBDIR")
 say "compiling cpp_async_consumer and cpp_async_producer against Arrow C++ $VERSION ($LIBARROW, _GLIBCXX_USE_CXX11_ABI=$ABI)"
 g++ "${CXXFLAGS[@]}" -I"$ROOT/csrc" "$HERE/async_consumer.cc" "$OUT/acd_fixture.o" "${LINK[@]}" -o "$OUT/cpp_async_consumer" ||
   die "compiling async_consumer.cc failed (see above)."
-g++ "${CXXFLAGS[@]}" -I"$OUT/native/include" "$HERE/async_producer.cc" "$OUT/native/lib/libarrow_c_device.a" "${LINK[@]}" \
+g++ "${CXXFLAGS[@]}" -I"$OUT/native/include" -I"$ROOT/csrc" "$HERE/async_producer.cc" "$OUT/acd_fixture.o" "$OUT/native/lib/libarrow_c_device.a" "${LINK[@]}" \
   -o "$OUT/cpp_async_producer" || die "compiling async_producer.cc failed (see above)."
 echo "$stamp" >"$OUT/.stamp"
 say "built in $((SECONDS - start)) s"
