@@ -114,7 +114,9 @@ function producerSeen(r: Line) {
     equal: r.equal.every((v: unknown) => v === true), ended: r.ended, released: r.released, error_code: r.error_code,
     calls: { on_schema: r.calls.on_schema, tasks: r.calls.tasks, ends: r.calls.ends, on_error: r.calls.on_error, release: r.calls.release },
     on_error_message: r.calls.error_message ?? null,
-    left: [r.consumers_live, r.tasks_live, r.core_bytes_left, r.arrow_references_left],
+    // Arrow C++'s exports: the schema and one per batch taken, each released once; every task extracted.
+    exports_besides_batches: r.arrow_exports - r.batches,
+    left: [r.consumers_live, r.tasks_live, r.core_bytes_left, r.arrow_references_left, r.arrow_exports - r.arrow_releases, r.tasks_unextracted],
   };
 }
 
@@ -123,7 +125,7 @@ function producerExpected(name: string, scenario: string, sources: number, outco
   if (outcome === 'crashed') return { case: name, scenario, outcome };
   const calls = { on_schema: 1, tasks: sources, ends: 1, on_error: 0, release: 1 };
   const base = { case: name, scenario, outcome: 'accepted', batches: sources, valid: true, equal: true, ended: true,
-    released: true, error_code: 0, calls, on_error_message: null, left: [0, 0, 0, 0] };
+    released: true, error_code: 0, calls, on_error_message: null, exports_besides_batches: 1, left: [0, 0, 0, 0, 0, 0] };
   const EINVAL = 22;
   const onError = (message: string) => ({ error_code: EINVAL, calls: { ...calls, tasks: base.calls.tasks, ends: 0, on_error: 1 }, on_error_message: message });
   switch (scenario) {

@@ -242,7 +242,7 @@ bool RunScenario(const std::string& dir, const std::string& name, const Scenario
   int64_t yielded = 0;
   bool cancelled = false;
   if (!fut.Wait(5)) {
-    end = "no-schema";
+    end = "no-schema";  // the loader never called on_schema
   } else if (!fut.result().ok()) {
     end = "error";
     end_status = acdpeer::StatusJson(fut.result().status());
@@ -281,7 +281,8 @@ bool RunScenario(const std::string& dir, const std::string& name, const Scenario
     async_problems = AcdFixtureAsyncFree(d->play, async_report, sizeof async_report);
     d->play = nullptr;
   }
-  out.Str("outcome", end == "no-schema" ? "refused" : "accepted");
+  // Refused: Arrow C++ gave no generator (its on_schema failed, or never came).
+  out.Str("outcome", end == "no-schema" || !fut.result().ok() ? "refused" : "accepted");
   out.Int("expected_batches", static_cast<long long>(expected->batches.size())).Int("batches", yielded);
   std::string eq_list, valid_list;
   for (auto& e : equal) eq_list += (eq_list.empty() ? "" : ", ") + e;

@@ -53,13 +53,52 @@ struct Proxy {
   int schemas = 0, tasks = 0, ends = 0, errors = 0, releases = 0;
   int error_code = 0;
   std::string error_message;
+  // Arrow C++'s exports (the schema, each extracted batch) and the calls of
+  // their releases (wrapped: each must be called once).
+  std::atomic<int> exported{0}, released_exports{0}, tasks_unextracted{0};
 };
+
+// Arrow C++'s struct, moved into a wrapper whose release counts the call.
+template <typename T>
+struct Counted {
+  T inner;
+  Proxy* p;
+  static void Release(T* s) {
+    auto* c = static_cast<Counted*>(s->private_data);
+    c->p->released_exports++;
+    c->inner.release(&c->inner);
+    delete c;
+    s->release = nullptr;
+  }
+  static void Wrap(Proxy* p, T* s) {
+    auto* c = new Counted{*s, p};
+    s->private_data = c;
+    s->release = Release;
+    p->exported++;
+  }
+};
+
+struct CountedTask {
+  ArrowAsyncTask inner;
+  Proxy* p;
+};
+
+int ExtractCounted(ArrowAsyncTask* task, ArrowDeviceArray* out) {
+  auto* t = static_cast<CountedTask*>(task->private_data);
+  Proxy* p = t->p;
+  int code = t->inner.extract_data(&t->inner, out);
+  if (code == 0 && out != nullptr && out->array.release != nullptr) Counted<ArrowArray>::Wrap(p, &out->array);
+  p->tasks_unextracted--;
+  delete t;
+  return code;
+}
 
 int ProxyOnSchema(ArrowAsyncDeviceStreamHandler* self, ArrowSchema* schema) {
   auto* p = static_cast<Proxy*>(self->private_data);
   std::lock_guard<std::recursive_mutex> lock(core_mu);
   p->schemas++;
   p->core->producer = self->producer;
+  if (schema->release != nullptr) Counted<ArrowSchema>::Wrap(p, schema);
   return p->core->on_schema(p->core, schema);
 }
 
@@ -67,7 +106,12 @@ int ProxyOnNextTask(ArrowAsyncDeviceStreamHandler* self, ArrowAsyncTask* task, c
   auto* p = static_cast<Proxy*>(self->private_data);
   std::lock_guard<std::recursive_mutex> lock(core_mu);
   (task == nullptr ? p->ends : p->tasks)++;
-  return p->core->on_next_task(p->core, task, metadata);
+  if (task == nullptr) return p->core->on_next_task(p->core, nullptr, metadata);
+  ArrowAsyncTask counted{};
+  counted.extract_data = ExtractCounted;
+  counted.private_data = new CountedTask{*task, p};
+  p->tasks_unextracted++;
+  return p->core->on_next_task(p->core, &counted, metadata);
 }
 
 void ProxyOnError(ArrowAsyncDeviceStreamHandler* self, int code, const char* message, const char* metadata) {
@@ -225,6 +269,8 @@ void RunScenario(const std::string& name, const arrow::Schema& schema,
   AcdAsyncStatsGet(&stats);
   out.Int("consumers_live", stats.consumers_live).Int("tasks_live", stats.tasks_live);
   out.Int("core_bytes_left", AcdBytesAllocated() - bytes_before);
+  out.Int("arrow_exports", proxy.exported).Int("arrow_releases", proxy.released_exports);
+  out.Int("tasks_unextracted", proxy.tasks_unextracted);
   out.Int("arrow_references_left", References(sources) - refs_before);
   out.Print();
 }
