@@ -163,6 +163,20 @@ function emptyPairsAt(bytes: Uint8Array, offset: number, max: number): number {
 }
 
 export function decodeMetadata(bytes: Uint8Array): Metadata {
+  return decodeMetadataCounted(bytes, { bytes: MAX_METADATA_BYTES });
+}
+
+/**
+ * What a reader of a whole schema tree may still decode: MAX_METADATA_BYTES
+ * in all, so that nodes whose metadata pointers share one large region (a
+ * producer's garbage) do not each decode it again.
+ */
+export interface MetadataBudget {
+  bytes: number;
+}
+
+/** decodeMetadata within a budget, which it lowers by the bytes it read. */
+function decodeMetadataCounted(bytes: Uint8Array, budget: MetadataBudget): Metadata {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // TextDecoder refuses views of shared memory (threaded wasm), so copy those.
   const shared = typeof SharedArrayBuffer !== 'undefined' && bytes.buffer instanceof SharedArrayBuffer;
@@ -183,8 +197,9 @@ export function decodeMetadata(bytes: Uint8Array): Metadata {
     const length = readInt32(what);
     if (length === 0) return '';
     const end = offset + length;
-    if (end > MAX_METADATA_BYTES) {
-      throw new ArrowCDeviceError(`metadata ${what()} at byte offset ${at}: length ${length} takes the metadata past the ${MAX_METADATA_BYTES} bytes this library reads`);
+    if (end > budget.bytes) {
+      throw new ArrowCDeviceError(`metadata ${what()} at byte offset ${at}: length ${length} takes the metadata past the ${MAX_METADATA_BYTES} bytes ` +
+        `this library reads${budget.bytes < MAX_METADATA_BYTES ? ' in one schema tree' : ''}`);
     }
     if (end > bytes.length) {
       throw new ArrowCDeviceError(`metadata ${what()} at byte offset ${at}: length ${length} runs past the end (${bytes.length - offset} bytes left)`);
@@ -213,6 +228,7 @@ export function decodeMetadata(bytes: Uint8Array): Metadata {
     const key = readString(() => `key ${i}`);
     result.set(key, readString(() => `value ${i} (key '${key}')`));
   }
+  budget.bytes -= offset;
   return result;
 }
 
@@ -221,7 +237,8 @@ export function decodeMetadata(bytes: Uint8Array): Metadata {
  * a struct), naming `what` in every error: an address outside the space is
  * the library's error, not a RangeError of the view over it.
  */
-export function decodeMetadataAt(space: Pick<AddressSpace, 'bytes'>, address: number, what: string): Metadata {
+export function decodeMetadataAt(space: Pick<AddressSpace, 'bytes'>, address: number, what: string,
+  budget: MetadataBudget = { bytes: MAX_METADATA_BYTES }): Metadata {
   const memory = space.bytes;
   const limit = memory.byteLength;
   const countBytes = Int32Array.BYTES_PER_ELEMENT; // the pair count, read first
@@ -229,7 +246,7 @@ export function decodeMetadataAt(space: Pick<AddressSpace, 'bytes'>, address: nu
     throw new ArrowCDeviceError(`${what}: address ${address} (+${countBytes} bytes) is outside the memory of ${limit} bytes`, EINVAL);
   }
   try {
-    return decodeMetadata(memory.subarray(address));
+    return decodeMetadataCounted(memory.subarray(address), budget);
   } catch (e) {
     if (e instanceof ArrowCDeviceError) throw new ArrowCDeviceError(`${what}: ${e.message}`, e.code);
     throw e;

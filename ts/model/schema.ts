@@ -5,25 +5,25 @@
 import type { Core } from '../abi/core.js';
 import type { StructReader } from '../abi/structs.js';
 import { flagsOf, formatOf, typeFromFormat } from './format.js';
-import { decodeMetadataAt, encodeMetadata } from './metadata.js';
+import { decodeMetadataAt, encodeMetadata, MAX_METADATA_BYTES, type MetadataBudget } from './metadata.js';
 import { childFields, type Field } from './types.js';
 
-/** Reads a validated ArrowSchema tree. */
-export function readField(s: StructReader, ptr: number, path = 'schema'): Field {
+/** Reads a validated ArrowSchema tree, decoding at most MAX_METADATA_BYTES of metadata in all its nodes. */
+export function readField(s: StructReader, ptr: number, path = 'schema', budget: MetadataBudget = { bytes: MAX_METADATA_BYTES }): Field {
   const format = s.cString(s.ptr('ArrowSchema', ptr, 'format'), `${path}.format`);
   const namePtr = s.ptr('ArrowSchema', ptr, 'name');
   const name = namePtr === 0 ? '' : s.cString(namePtr, `${path}.name`);
   const metadataPtr = s.ptr('ArrowSchema', ptr, 'metadata');
-  const metadata = metadataPtr === 0 ? null : decodeMetadataAt(s, metadataPtr, `${path}.metadata`);
+  const metadata = metadataPtr === 0 ? null : decodeMetadataAt(s, metadataPtr, `${path}.metadata`, budget);
   const flags = s.i64('ArrowSchema', ptr, 'flags');
   const n = s.i64('ArrowSchema', ptr, 'n_children');
   const childArray = s.ptr('ArrowSchema', ptr, 'children');
   const children: Field[] = [];
   for (let i = 0; i < n; i++) {
-    children.push(readField(s, s.ptrAt(childArray + i * s.layout.pointerSize), `${path}.children[${i}]`));
+    children.push(readField(s, s.ptrAt(childArray + i * s.layout.pointerSize), `${path}.children[${i}]`, budget));
   }
   const dictionaryPtr = s.ptr('ArrowSchema', ptr, 'dictionary');
-  const dictionaryValue = dictionaryPtr === 0 ? undefined : readField(s, dictionaryPtr, `${path}.dictionary`).type;
+  const dictionaryValue = dictionaryPtr === 0 ? undefined : readField(s, dictionaryPtr, `${path}.dictionary`, budget).type;
   const type = typeFromFormat(format, children, flags, dictionaryValue);
   return { name, type, nullable: (flags & 2) !== 0, metadata };
 }
