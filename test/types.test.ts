@@ -12,9 +12,6 @@ import { decodeMetadata, encodeMetadata } from '../ts/model/metadata.js';
 import * as t from '../ts/model/types.js';
 import type { DataType, Field } from '../ts/model/types.js';
 import { readField } from '../ts/model/schema.js';
-import { ImageBuilder, SECTION } from '../ts/fixtures/image.js';
-import { imageSpace, parseFixtureImage } from '../ts/fixtures/parse.js';
-import { writeSchemaTree } from '../ts/fixtures/write.js';
 import { core } from './helpers.js';
 
 const f = t.field;
@@ -393,23 +390,4 @@ test('metadata: a string that takes the blob past MAX_METADATA_BYTES (64 MiB) is
   v.setInt32(0, 1, true);
   v.setInt32(4, 64 << 20, true);
   expect(() => decodeMetadata(bytes)).toThrow('metadata key 0 at byte offset 4: length 67108864 takes the metadata past the 67108864 bytes this library reads');
-});
-
-test('metadata: at most MAX_METADATA_BYTES are decoded in one schema tree, not per node', () => {
-  // Four children of 20 MiB of metadata each: each alone is within the limit, all together are not.
-  const value = 'a'.repeat(20 << 20);
-  const children = [0, 1, 2, 3].map((i) => t.field(`c${i}`, t.int32(), true, new Map([['k', value]])));
-  const b = new ImageBuilder('wasm32');
-  const root = writeSchemaTree(b, t.field('', t.struct(children), false));
-  const image = parseFixtureImage(b.finish());
-  const space = imageSpace(image);
-  const at = root.offset + image.sections.find((s) => s.kind === SECTION.structs)!.offset;
-  expect(() => readField(space.structs, at)).toThrow(
-    'schema.children[3].metadata: metadata value 0 (key \'k\') at byte offset 9: length 20971520 takes the metadata past the 67108864 bytes this library reads in one schema tree');
-  // Three of them are read.
-  const three = new ImageBuilder('wasm32');
-  const r3 = writeSchemaTree(three, t.field('', t.struct(children.slice(0, 3)), false));
-  const image3 = parseFixtureImage(three.finish());
-  const read = readField(imageSpace(image3).structs, r3.offset + image3.sections.find((s) => s.kind === SECTION.structs)!.offset);
-  expect(read.type.kind === 'struct' && read.type.children.map((c) => c.metadata?.get('k')?.length)).toEqual([20 << 20, 20 << 20, 20 << 20]);
 });

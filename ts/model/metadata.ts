@@ -79,8 +79,9 @@ function sequenceLength(b: Uint8Array, i: number, end: number): number {
 /**
  * Bytes as a string, every byte outside a valid UTF-8 sequence as
  * U+DC80..U+DCFF. One pass into UTF-16 code units, made a string 8192 at a
- * time: random bytes (a metadata pointer into other data) cost a few
- * nanoseconds each, not a decoder call and a concatenation per bad byte.
+ * time: random bytes (a metadata pointer into other data) cost about 30
+ * nanoseconds each (2 s for 64 MiB), not a decoder call and a concatenation
+ * per bad byte.
  */
 export function decodeEscaped(b: Uint8Array): string {
   const units = new Uint16Array(b.length);
@@ -103,8 +104,19 @@ export function decodeEscaped(b: Uint8Array): string {
     }
     i += n;
   }
+  return codeUnitsToString(units, u);
+}
+
+const fromCodes = String.fromCharCode as (this: null, ...codes: number[]) => string;
+
+/**
+ * The first `n` UTF-16 code units as a string, lone surrogates kept (a
+ * TextDecoder would replace them), made 8192 at a time: apply takes the
+ * typed array as it is, where a spread iterates it (5 times slower).
+ */
+export function codeUnitsToString(units: Uint16Array, n = units.length): string {
   const parts: string[] = [];
-  for (let k = 0; k < u; k += 8192) parts.push(String.fromCharCode(...units.subarray(k, Math.min(u, k + 8192))));
+  for (let k = 0; k < n; k += 8192) parts.push(fromCodes.apply(null, units.subarray(k, Math.min(n, k + 8192)) as unknown as number[]));
   return parts.join('');
 }
 
