@@ -25,7 +25,7 @@ export function renderLifecycle(into: HTMLElement, s: Session, act: Act): void {
   const intro = el('p', { class: 'explain', text: 'The wasm core exports the batch, a consumer imports it (a move: the struct is copied bit for bit and the '
     + 'source marked released), then each owner releases what it holds. Each step re-reads every struct\'s release field from memory.'
     + (s.layout === 'lp64' ? ' (The core is wasm32: these steps run in its memory whatever layout the tree shows.)' : '') });
-  const steps = s.records.map((r, i) => el('div', { class: `step${r.ok ? '' : ' failed'}`, 'data-step': r.action, 'data-ok': r.ok, 'data-bytes': r.bytes },
+  const steps = s.records.map((r, i) => el('div', { class: `step${r.ok ? '' : ' failed'}`, 'data-step': r.action, 'data-ok': String(r.ok), 'data-bytes': r.bytes },
     el('h4', { text: `${i + 1}. ${r.action}${r.ok ? '' : ' — refused'} · live bytes ${r.bytes} (${r.bytes - s.start >= 0 ? '+' : ''}${r.bytes - s.start} from the start, ${s.start})` }),
     el('p', { class: 'note', text: r.note }),
     el('table', {}, el('thead', {}, el('tr', {}, ...['struct', 'address', 'release', 'owner'].map((h) => el('th', { text: h })))),
@@ -76,7 +76,7 @@ export function renderBreak(into: HTMLElement, s: Session, tree: StructTree | nu
     button('all levels', { 'data-try': 'all' }, () => act({ kind: 'try', level: 'all' })),
     button('restore', { 'data-act': 'restore', disabled: s.edits.length === 0 }, () => act({ kind: 'restore' }))));
   if (s.trials.length > 0) {
-    parts.push(el('table', { class: 'trials' }, el('tbody', {}, ...s.trials.map((t) => el('tr', { class: t.ok ? 'pass' : 'fail', 'data-level': t.level, 'data-ok': t.ok },
+    parts.push(el('table', { class: 'trials' }, el('tbody', {}, ...s.trials.map((t) => el('tr', { class: t.ok ? 'pass' : 'fail', 'data-level': t.level, 'data-ok': String(t.ok) },
       el('td', { class: 'level', text: t.level }), el('td', { class: 'result', text: t.ok ? t.message : `error: ${t.message}` }))))));
   }
   into.replaceChildren(...parts);
