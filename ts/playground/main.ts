@@ -83,9 +83,13 @@ async function main(): Promise<void> {
   };
 
   function act(a: Action): void {
+    const before = session.edited;
     try {
       session.act(a);
       status('');
+      // The Memory panel turns to the bytes just edited.
+      const fresh = [...session.edited].filter((x) => !before.has(x));
+      if (fresh.length > 0 && session.layout === 'wasm32') memory.showAddress(Math.min(...fresh));
     } catch (e) {
       if (!(e instanceof ArrowCDeviceError)) throw e;
       status(`not done: ${e.message}`);
