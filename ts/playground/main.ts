@@ -126,6 +126,8 @@ async function main(): Promise<void> {
 
   function choose(data: Session['data']): void {
     session.setData(data);
+    $('file-error').hidden = true;
+    $('structs-panel').scrollTop = 0;
     selection = null;
     info = '';
     memory.page = 0;
@@ -184,6 +186,7 @@ async function main(): Promise<void> {
 
   document.querySelectorAll<HTMLInputElement>('input[name=layout]').forEach((r) => r.addEventListener('change', () => {
     session.layout = r.value === 'lp64' ? 'lp64' : 'wasm32';
+    $('structs-panel').scrollTop = 0;
     selection = null;
     info = '';
     memory.page = 0;

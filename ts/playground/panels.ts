@@ -25,6 +25,7 @@ export function renderLifecycle(into: HTMLElement, s: Session, act: Act): void {
   const intro = el('p', { class: 'explain', text: 'The wasm core exports the batch, a consumer imports it (a move: the struct is copied bit for bit and the '
     + 'source marked released), then each owner releases what it holds. Each step re-reads every struct\'s release field from memory.'
     + (s.layout === 'lp64' ? ' (The core is wasm32: these steps run in its memory whatever layout the tree shows.)' : '') });
+  // The newest step first, just under the buttons.
   const steps = s.records.map((r, i) => el('div', { class: `step${r.ok ? '' : ' failed'}`, 'data-step': r.action, 'data-ok': String(r.ok), 'data-bytes': r.bytes },
     el('h4', { text: `${i + 1}. ${r.action}${r.ok ? '' : ' — refused'} · live bytes ${r.bytes} (${r.bytes - s.start >= 0 ? '+' : ''}${r.bytes - s.start} from the start, ${s.start})` }),
     el('p', { class: 'note', text: r.note }),
@@ -33,7 +34,7 @@ export function renderLifecycle(into: HTMLElement, s: Session, act: Act): void {
         el('td', { class: 'mono', text: st.id }), el('td', { class: 'mono', text: hex8(st.address) }),
         el('td', { class: `mono${st.release === 'NULL' || st.release === 'freed' ? ' released' : ''}`, text: st.release }),
         el('td', { text: st.owner }))))),
-  ));
+  )).reverse();
   into.replaceChildren(intro, actions, ...steps);
 }
 

@@ -220,15 +220,15 @@ export class Session {
   }
 
   private ownerOf(id: string, base: boolean, release: number | null): string {
-    if (release === null) return this.exported === null ? 'freed by release()' : 'freed: the copy import released the moved tree';
+    if (release === null) return this.exported === null ? 'freed by release()' : 'freed: the copy import released the moved tree at once';
     const moved = this.importMode === null ? null : this.importMode === 'copy' ? 'the Imported handle (copy): JS copies only'
       : 'the Imported handle (view), until its release()';
     if (base) {
       const what = id === 'schema' ? 'ArrowSchema' : 'ArrowDeviceArray';
-      return release === 0 ? `moved out (bitwise copy, source marked released) into ${moved ?? 'the consumer'}; ` +
-        `the ExportedArray handle still frees the empty ${what} at its release()` : `the ExportedArray handle (the producer) owns this ${what}`;
+      return release === 0 ? `moved out into ${moved ?? 'the consumer'}; the ExportedArray frees this empty ${what} at release()`
+        : `the ExportedArray handle (the producer)`;
     }
-    return this.importMode === 'view' ? `the moved parent, held by ${moved}` : 'its parent (released by the parent\'s release callback)';
+    return this.importMode === 'view' ? `the moved parent, held by ${moved}` : 'its parent\'s release callback';
   }
 
   private doExport(): void {
