@@ -313,8 +313,41 @@ describe('playground', () => {
     expect(await page.$eval('.trials tr[data-level="full"]', (r) => r.getAttribute('data-ok'))).toBe('true');
   });
 
+  test('Devices: the sync event, EBUSY before the wait, the wait, the copy to the host, a timeline', async () => {
+    await tab(page, 'devices');
+    await page.selectOption('#device', 'metal:0');
+    await page.click('button[data-device-act="export"]');
+    expect(await page.$eval('.device-fields tr[data-field="sync_event"]', (r) => r.textContent)).toContain('a MTLEvent*');
+    expect(await page.$eval('.device-fields tr[data-field="device_type"]', (r) => r.textContent)).toContain('ARROW_DEVICE_METAL (metal:0)');
+    await page.click('button[data-device-act="read"]');
+    await page.click('button[data-device-act="wait"]');
+    await page.click('button[data-device-act="read"]');
+    await page.click('button[data-device-act="copy"]');
+    await page.click('button[data-device-act="release"]');
+    const steps = await page.$$eval('.timeline tr[data-device-step]', (rs) => rs.map((r) => [r.getAttribute('data-device-step'), r.getAttribute('data-ok'),
+      ...[...r.querySelectorAll('td')].slice(1).map((td) => Number(td.textContent))]));
+    // step, ok, ops enqueued, executed, pending, events recorded, waited, device bytes
+    expect(steps.map((s) => s.slice(0, 2))).toEqual([['export onto metal:0', 'true'], ['read a buffer', 'false'], ['wait on sync_event', 'true'],
+      ['read a buffer', 'true'], ['copy to the host', 'true'], ['release', 'true']]);
+    const [exported, busy, waited] = steps as number[][];
+    expect(exported![4]).toBeGreaterThan(0); // copies pending on the stream
+    expect(exported![5]).toBe(1);
+    expect(busy![4]).toBe(exported![4]);
+    expect([waited![4], waited![6]]).toEqual([0, 1]);
+    expect(steps[5]![7]).toBe(0);
+    const notes = await page.$$eval('.timeline tr.note-row', (rs) => rs.map((r) => r.textContent!));
+    expect(notes[1]).toMatch(/^EBUSY: readDeviceMemory: reading metal:0 memory at 0x[0-9a-f]+ before waiting on its sync event/);
+    expect(notes[4]).toContain("'id': [1,null,3,4]");
+    expect(await page.evaluate(() => location.hash)).toContain('device:export:metal:0;device:read;device:wait;device:read;device:copy;device:release');
+    await page.click('button[data-device-act="export"]');
+    await page.click('button[data-device-act="read"]');
+    await shoot(page, 'devices');
+  });
+
   test('screenshots of each panel at 1920×1080; no request left localhost; no page error', async () => {
     await page.setViewportSize({ width: SIZES[1][0], height: SIZES[1][1] });
+    await shoot(page, 'devices');
+    await tab(page, 'break');
     await shoot(page, 'break');
     await tab(page, 'lifecycle');
     await page.click('button[data-act="import-view"]');
@@ -332,7 +365,7 @@ describe('playground', () => {
     await shoot(shared, 'share');
     await shared.close();
     for (const [w, h] of SIZES) {
-      for (const panel of ['data', 'structs', 'memory', 'layout-lp64', 'lifecycle', 'break', 'share']) expect(existsSync(`${SHOTS}/playground-${panel}-${w}x${h}.png`)).toBe(true);
+      for (const panel of ['data', 'structs', 'memory', 'layout-lp64', 'lifecycle', 'break', 'devices', 'share']) expect(existsSync(`${SHOTS}/playground-${panel}-${w}x${h}.png`)).toBe(true);
     }
     expect(blocked).toEqual([]);
     expect(pageErrors).toEqual([]);

@@ -10,6 +10,7 @@ import {
   type ArrowCDevice, type ExportedArray, type Imported, type InspectLayout, type RawArray, type RawImport,
   type StructTree, type TreeNode, type ValidationLevel,
 } from '../index.js';
+import { DeviceLab } from './devices.js';
 import type { Action, Edit } from './state.js';
 
 export interface Data {
@@ -134,8 +135,12 @@ export class Session {
   /** Every action since the data was chosen (the URL holds them). */
   actions: Action[] = [];
 
+  /** The Devices panel's export, separate from the lifecycle's. */
+  readonly devices: DeviceLab;
+
   constructor(readonly acd: ArrowCDevice, initial: string) {
     this.start = acd.bytesAllocated();
+    this.devices = new DeviceLab(acd);
     this.data = Session.sampleData(initial);
   }
 
@@ -164,6 +169,7 @@ export class Session {
   /** Releases whatever is live, then shows `data` (not yet exported). */
   setData(data: Data): void {
     this.releaseAll();
+    this.devices.reset();
     this.data = data;
     this.records = [];
     this.trials = [];
@@ -196,6 +202,7 @@ export class Session {
       case 'edit': this.doEdit(action.edit); break;
       case 'restore': this.doRestore(); break;
       case 'try': this.trials = action.level === 'all' ? LEVELS.map((l) => this.tryAt(l)) : [this.tryAt(action.level)]; break;
+      case 'device': this.devices.act(action.action, this.field, this.data.batch, action.device); break;
     }
     this.actions.push(action);
   }

@@ -4,9 +4,11 @@
 // Actions: export, import:copy, import:view, release, restore, try:LEVEL
 // (none, minimal, default, full or all), set:NODE/FIELD=VALUE (a struct
 // field), byte:REGION@INDEX=VALUE (a byte of a string, pointer array or
-// buffer; VALUE in hex).
+// buffer; VALUE in hex); the Devices panel's device:export:DEVICE,
+// device:read, device:wait, device:copy, device:release.
 
 import type { InspectLayout, ValidationLevel } from '../index.js';
+import { DEVICES, type DeviceAction, type DeviceName } from './devices.js';
 
 export type Edit =
   | { readonly kind: 'field'; readonly node: string; readonly field: string; readonly value: string }
@@ -16,7 +18,8 @@ export type Action =
   | { readonly kind: 'export' | 'release' | 'restore' }
   | { readonly kind: 'import'; readonly mode: 'copy' | 'view' }
   | { readonly kind: 'edit'; readonly edit: Edit }
-  | { readonly kind: 'try'; readonly level: ValidationLevel | 'all' };
+  | { readonly kind: 'try'; readonly level: ValidationLevel | 'all' }
+  | { readonly kind: 'device'; readonly action: DeviceAction; readonly device?: DeviceName };
 
 export interface State {
   /** A sample's name, or null for a file (which a URL cannot hold). */
@@ -29,6 +32,7 @@ export function actionText(a: Action): string {
   switch (a.kind) {
     case 'import': return `import:${a.mode}`;
     case 'try': return `try:${a.level}`;
+    case 'device': return a.action === 'export' ? `device:export:${a.device ?? 'cuda:1'}` : `device:${a.action}`;
     case 'edit': return a.edit.kind === 'field' ? `set:${a.edit.node}/${a.edit.field}=${a.edit.value}`
       : `byte:${a.edit.region}@${a.edit.index}=${a.edit.value.toString(16).padStart(2, '0')}`;
     default: return a.kind;
@@ -39,6 +43,11 @@ export function actionText(a: Action): string {
 export function parseAction(text: string): Action | null {
   if (text === 'export' || text === 'release' || text === 'restore') return { kind: text };
   if (text === 'import:copy' || text === 'import:view') return { kind: 'import', mode: text === 'import:copy' ? 'copy' : 'view' };
+  const d = /^device:(export:(.+)|read|wait|copy|release)$/.exec(text);
+  if (d) {
+    if (d[2] === undefined) return { kind: 'device', action: d[1] as DeviceAction };
+    return (DEVICES as readonly string[]).includes(d[2]) ? { kind: 'device', action: 'export', device: d[2] as DeviceName } : null;
+  }
   let m = /^try:(none|minimal|default|full|all)$/.exec(text);
   if (m) return { kind: 'try', level: m[1] as ValidationLevel | 'all' };
   m = /^set:([^/]+)\/([a-z_]+)=(-?(?:0x[0-9a-f]+|\d+))$/i.exec(text);
