@@ -1,7 +1,8 @@
 // The playground (ts/playground/) as a learner uses it: served by
 // `arrow-c-device playground --port 0`, driven in Debian's Chromium through
 // playwright-core (no browser is downloaded; every request off localhost is
-// aborted and recorded). Every panel is exercised; the Structs panel is
+// aborted and recorded). Every panel is exercised (Data, Structs, Memory,
+// the layout switch, Lifecycle, Break it, Devices, Streams, Share); the Structs panel is
 // checked field by field against the bytes of the page's core and against
 // the Node-side tree of the same sample; screenshots of each panel at
 // 1280×800 and 1920×1080 go to build/screenshots/ on every run.
@@ -344,9 +345,41 @@ describe('playground', () => {
     await shoot(page, 'devices');
   });
 
+  test('Streams: get_schema, get_next to the end; a failing producer\'s code and get_last_error; live bytes back', async () => {
+    await tab(page, 'streams');
+    const before = await pg<number>(page, 'bytesAllocated()');
+    const steps = () => page.$$eval('.stream-steps tr', (rs) => rs.map((r) => [r.getAttribute('data-stream-step'), r.getAttribute('data-ok'), r.querySelector('td.result')!.textContent!]));
+    await page.click('button[data-stream-act="export"]');
+    await page.click('button[data-stream-act="import"]');
+    for (let i = 0; i < 4; i++) await page.click('button[data-stream-act="next"]');
+    expect(await page.isDisabled('button[data-stream-act="next"]')).toBe(true);
+    let s = await steps();
+    expect(s.map(([a, ok]) => `${a} ${ok}`)).toEqual(['export (3 batches) true', 'import: get_schema true', 'get_next true', 'get_next true', 'get_next true', 'get_next true']);
+    expect(s[1]![2]).toContain("the producer's struct now has release = NULL");
+    expect(s[4]![2]).toContain('batch 2, 4 rows');
+    expect(s[5]![2]).toContain('released array (release == NULL): the end of the stream');
+    await page.click('button[data-stream-act="release"]');
+    expect(await pg<number>(page, 'bytesAllocated()')).toBe(before);
+    await page.click('button[data-stream-act="export-failing"]');
+    await page.click('button[data-stream-act="import"]');
+    await page.click('button[data-stream-act="next"]');
+    await page.click('button[data-stream-act="next"]');
+    s = await steps();
+    expect(s[3]!.slice(0, 2)).toEqual(['get_next', 'false']);
+    expect(s[3]![2]).toBe('returned 29 (EIO); get_last_error: batch 1: get_next: the producer lost its input while reading batch 1');
+    await shoot(page, 'streams');
+    await page.click('button[data-stream-act="release"]');
+    expect(await pg<number>(page, 'bytesAllocated()')).toBe(before);
+  });
+
   test('screenshots of each panel at 1920×1080; no request left localhost; no page error', async () => {
     await page.setViewportSize({ width: SIZES[1][0], height: SIZES[1][1] });
     await shoot(page, 'devices');
+    await tab(page, 'streams');
+    await page.click('button[data-stream-act="export"]');
+    await page.click('button[data-stream-act="import"]');
+    await page.click('button[data-stream-act="next"]');
+    await shoot(page, 'streams');
     await tab(page, 'break');
     await shoot(page, 'break');
     await tab(page, 'lifecycle');
@@ -365,7 +398,7 @@ describe('playground', () => {
     await shoot(shared, 'share');
     await shared.close();
     for (const [w, h] of SIZES) {
-      for (const panel of ['data', 'structs', 'memory', 'layout-lp64', 'lifecycle', 'break', 'devices', 'share']) expect(existsSync(`${SHOTS}/playground-${panel}-${w}x${h}.png`)).toBe(true);
+      for (const panel of ['data', 'structs', 'memory', 'layout-lp64', 'lifecycle', 'break', 'devices', 'streams', 'share']) expect(existsSync(`${SHOTS}/playground-${panel}-${w}x${h}.png`)).toBe(true);
     }
     expect(blocked).toEqual([]);
     expect(pageErrors).toEqual([]);

@@ -1,11 +1,12 @@
 // The playground's page (browser only): loads the wasm core, builds the
 // Data list, and renders the session (session.ts) into the Structs, Memory,
-// Lifecycle, Break it and Devices panels after every action; the state goes into the
+// Lifecycle, Break it, Devices and Streams panels after every action; the state goes into the
 // URL hash (state.ts) and is restored from it. window.__playground is the
 // hook the Playwright test (test/playground.test.ts) reads.
 
 import { ArrowCDeviceError, load, samples, type StructTree } from '../index.js';
 import { renderDevices } from './devices.js';
+import { renderStreams } from './streams.js';
 import { el } from './dom.js';
 import { MemoryView, type ByteOwner, type Range } from './memory-view.js';
 import { renderBreak, renderLifecycle } from './panels.js';
@@ -118,6 +119,7 @@ async function main(): Promise<void> {
       session.layout === 'wasm32' ? session.edited : new Set(), info);
     renderLifecycle($('lifecycle-panel'), session, act);
     renderBreak($('break-panel'), session, live, act);
+    renderStreams($('streams-panel'), session.streams, (a) => act({ kind: 'stream', action: a }));
     renderDevices($('devices-panel'), session.devices, (a, device) => act({ kind: 'device', action: a, ...(a === 'export' ? { device } : {}) }));
     document.querySelectorAll<HTMLButtonElement>('#samples button').forEach((b) => b.setAttribute('aria-current', String(!d.fromFile && b.dataset['sample'] === d.name)));
     document.querySelectorAll<HTMLInputElement>('input[name=layout]').forEach((r) => { r.checked = r.value === session.layout; });

@@ -11,6 +11,7 @@ import {
   type StructTree, type TreeNode, type ValidationLevel,
 } from '../index.js';
 import { DeviceLab } from './devices.js';
+import { StreamLab } from './streams.js';
 import type { Action, Edit } from './state.js';
 
 export interface Data {
@@ -137,10 +138,13 @@ export class Session {
 
   /** The Devices panel's export, separate from the lifecycle's. */
   readonly devices: DeviceLab;
+  /** The Streams panel's stream. */
+  readonly streams: StreamLab;
 
   constructor(readonly acd: ArrowCDevice, initial: string) {
     this.start = acd.bytesAllocated();
     this.devices = new DeviceLab(acd);
+    this.streams = new StreamLab(acd);
     this.data = Session.sampleData(initial);
   }
 
@@ -170,6 +174,9 @@ export class Session {
   setData(data: Data): void {
     this.releaseAll();
     this.devices.reset();
+    this.streams.reset();
+    this.streams.steps = [];
+    this.devices.steps = [];
     this.data = data;
     this.records = [];
     this.trials = [];
@@ -203,6 +210,7 @@ export class Session {
       case 'restore': this.doRestore(); break;
       case 'try': this.trials = action.level === 'all' ? LEVELS.map((l) => this.tryAt(l)) : [this.tryAt(action.level)]; break;
       case 'device': this.devices.act(action.action, this.field, this.data.batch, action.device); break;
+      case 'stream': this.streams.act(action.action, this.data.schema, this.data.batch); break;
     }
     this.actions.push(action);
   }

@@ -5,10 +5,13 @@
 // (none, minimal, default, full or all), set:NODE/FIELD=VALUE (a struct
 // field), byte:REGION@INDEX=VALUE (a byte of a string, pointer array or
 // buffer; VALUE in hex); the Devices panel's device:export:DEVICE,
-// device:read, device:wait, device:copy, device:release.
+// device:read, device:wait, device:copy, device:release; the Streams
+// panel's stream:export, stream:export-failing, stream:import, stream:next,
+// stream:release.
 
 import type { InspectLayout, ValidationLevel } from '../index.js';
 import { DEVICES, type DeviceAction, type DeviceName } from './devices.js';
+import type { StreamAction } from './streams.js';
 
 export type Edit =
   | { readonly kind: 'field'; readonly node: string; readonly field: string; readonly value: string }
@@ -19,7 +22,8 @@ export type Action =
   | { readonly kind: 'import'; readonly mode: 'copy' | 'view' }
   | { readonly kind: 'edit'; readonly edit: Edit }
   | { readonly kind: 'try'; readonly level: ValidationLevel | 'all' }
-  | { readonly kind: 'device'; readonly action: DeviceAction; readonly device?: DeviceName };
+  | { readonly kind: 'device'; readonly action: DeviceAction; readonly device?: DeviceName }
+  | { readonly kind: 'stream'; readonly action: StreamAction };
 
 export interface State {
   /** A sample's name, or null for a file (which a URL cannot hold). */
@@ -32,6 +36,7 @@ export function actionText(a: Action): string {
   switch (a.kind) {
     case 'import': return `import:${a.mode}`;
     case 'try': return `try:${a.level}`;
+    case 'stream': return `stream:${a.action}`;
     case 'device': return a.action === 'export' ? `device:export:${a.device ?? 'cuda:1'}` : `device:${a.action}`;
     case 'edit': return a.edit.kind === 'field' ? `set:${a.edit.node}/${a.edit.field}=${a.edit.value}`
       : `byte:${a.edit.region}@${a.edit.index}=${a.edit.value.toString(16).padStart(2, '0')}`;
@@ -43,6 +48,8 @@ export function actionText(a: Action): string {
 export function parseAction(text: string): Action | null {
   if (text === 'export' || text === 'release' || text === 'restore') return { kind: text };
   if (text === 'import:copy' || text === 'import:view') return { kind: 'import', mode: text === 'import:copy' ? 'copy' : 'view' };
+  const st = /^stream:(export|export-failing|import|next|release)$/.exec(text);
+  if (st) return { kind: 'stream', action: st[1] as StreamAction };
   const d = /^device:(export:(.+)|read|wait|copy|release)$/.exec(text);
   if (d) {
     if (d[2] === undefined) return { kind: 'device', action: d[1] as DeviceAction };
