@@ -6,6 +6,8 @@
 // checked field by field against the bytes of the page's core and against
 // the Node-side tree of the same sample; screenshots of each panel at
 // 1280×800 and 1920×1080 go to build/screenshots/ on every run.
+// Longer than 400 lines: one browser page walks every panel in order (each
+// test starts from the page state the previous one left), so they share a file.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
