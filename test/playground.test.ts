@@ -347,7 +347,7 @@ describe('playground', () => {
     await shoot(page, 'devices');
   });
 
-  test('Streams: get_schema, get_next to the end; a failing producer\'s code and get_last_error; live bytes back', async () => {
+  test('Streams: get_schema, get_next to the end; a failing producer\'s code and get_last_error; the async stream\'s request(n), on_error, cancel', async () => {
     await tab(page, 'streams');
     const before = await pg<number>(page, 'bytesAllocated()');
     const steps = () => page.$$eval('.stream-steps tr', (rs) => rs.map((r) => [r.getAttribute('data-stream-step'), r.getAttribute('data-ok'), r.querySelector('td.result')!.textContent!]));
@@ -369,9 +369,41 @@ describe('playground', () => {
     s = await steps();
     expect(s[3]!.slice(0, 2)).toEqual(['get_next', 'false']);
     expect(s[3]![2]).toBe('returned 29 (EIO); get_last_error: batch 1: get_next: the producer lost its input while reading batch 1');
-    await shoot(page, 'streams');
     await page.click('button[data-stream-act="release"]');
     expect(await pg<number>(page, 'bytesAllocated()')).toBe(before);
+
+    // The async device stream: tasks only within the credit request(n) gives; the end, on_error, cancel.
+    const events = async (n: number) => {
+      await page.waitForFunction((k) => document.querySelectorAll('.async-events tr').length >= k, n, { timeout: 10_000 });
+      return page.$$eval('.async-events tr', (rs) => rs.map((r) => `${r.getAttribute('data-event')}: ${r.querySelector('td.result')!.textContent}`));
+    };
+    await page.click('button[data-async-act="start"]');
+    expect(await events(1)).toEqual(['on_schema: the producer\'s schema, moved in: id, name, scores, city; no task comes before request(n)']);
+    await page.fill('#async-n', '2');
+    await page.click('button[data-async-act="request"]');
+    expect((await events(4)).slice(1).map((e) => e.split(':')[0])).toEqual(['request(2)', 'on_next_task', 'on_next_task']);
+    await page.waitForTimeout(100); // no third task without credit
+    expect((await events(4)).length).toBe(4);
+    expect(await page.getAttribute('[data-credit]', 'data-credit')).toBe('0');
+    await page.fill('#async-n', '5');
+    await page.click('button[data-async-act="request"]');
+    const all = await events(10);
+    expect(all.slice(4).map((e) => e.split(':')[0])).toEqual(['request(5)', 'on_next_task', 'on_next_task', 'on_next_task', 'on_next_task', 'release']);
+    expect(all[8]).toBe('on_next_task: task NULL: the end of the stream');
+    expect(await pg<number>(page, 'bytesAllocated()')).toBe(before);
+    await page.click('button[data-async-act="start-failing"]');
+    await events(1);
+    await page.click('button[data-async-act="request"]');
+    expect((await events(5)).slice(3)).toEqual(['on_error: code 29: the producer lost its input after batch 0', 'release: the producer released the handler: the stream is over']);
+    await page.click('button[data-async-act="start"]');
+    await events(1);
+    await page.fill('#async-n', '1');
+    await page.click('button[data-async-act="request"]');
+    await events(3);
+    await page.click('button[data-async-act="cancel"]');
+    expect((await events(5)).slice(3).map((e) => e.split(':')[0])).toEqual(['cancel', 'release']);
+    expect(await pg<number>(page, 'bytesAllocated()')).toBe(before);
+    await shoot(page, 'streams');
   });
 
   test('screenshots of each panel at 1920×1080; no request left localhost; no page error', async () => {

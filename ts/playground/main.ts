@@ -7,6 +7,7 @@
 import { ArrowCDeviceError, load, samples, type StructTree } from '../index.js';
 import { renderDevices } from './devices.js';
 import { renderStreams } from './streams.js';
+import { renderAsync } from './async-stream.js';
 import { el } from './dom.js';
 import { MemoryView, type ByteOwner, type Range } from './memory-view.js';
 import { renderBreak, renderLifecycle } from './panels.js';
@@ -99,6 +100,22 @@ async function main(): Promise<void> {
     render();
   }
 
+  // The async stream's events arrive on the event loop: only its part and the live bytes re-render.
+  const showAsync = () => {
+    renderAsync($('async-stream'), session.async, (f) => {
+      try {
+        f();
+        status('');
+      } catch (e) {
+        if (!(e instanceof ArrowCDeviceError)) throw e;
+        status(`not done: ${e.message}`);
+      }
+      showAsync();
+    }, (failing) => session.async.start(session.data.schema, session.data.batch, failing));
+    $('live-bytes').textContent = `live bytes ${acd.bytesAllocated()} (start ${session.start})`;
+  };
+  session.async.onChange = showAsync;
+
   function render(): void {
     const d = session.data;
     $('source').textContent = `${d.fromFile ? 'file' : 'sample'} ${d.name}: ${d.description}`;
@@ -119,7 +136,8 @@ async function main(): Promise<void> {
       session.layout === 'wasm32' ? session.edited : new Set(), info);
     renderLifecycle($('lifecycle-panel'), session, act);
     renderBreak($('break-panel'), session, live, act);
-    renderStreams($('streams-panel'), session.streams, (a) => act({ kind: 'stream', action: a }));
+    renderStreams($('pull-stream'), session.streams, (a) => act({ kind: 'stream', action: a }));
+    showAsync();
     renderDevices($('devices-panel'), session.devices, (a, device) => act({ kind: 'device', action: a, ...(a === 'export' ? { device } : {}) }));
     document.querySelectorAll<HTMLButtonElement>('#samples button').forEach((b) => b.setAttribute('aria-current', String(!d.fromFile && b.dataset['sample'] === d.name)));
     document.querySelectorAll<HTMLInputElement>('input[name=layout]').forEach((r) => { r.checked = r.value === session.layout; });

@@ -12,6 +12,7 @@ import {
 } from '../index.js';
 import { DeviceLab } from './devices.js';
 import { StreamLab } from './streams.js';
+import { AsyncLab } from './async-stream.js';
 import type { Action, Edit } from './state.js';
 
 export interface Data {
@@ -140,11 +141,14 @@ export class Session {
   readonly devices: DeviceLab;
   /** The Streams panel's stream. */
   readonly streams: StreamLab;
+  /** The Streams panel's asynchronous stream (not in the URL). */
+  readonly async: AsyncLab;
 
   constructor(readonly acd: ArrowCDevice, initial: string) {
     this.start = acd.bytesAllocated();
     this.devices = new DeviceLab(acd);
     this.streams = new StreamLab(acd);
+    this.async = new AsyncLab(acd);
     this.data = Session.sampleData(initial);
   }
 
@@ -176,6 +180,7 @@ export class Session {
     this.devices.reset();
     this.streams.reset();
     this.streams.steps = [];
+    this.async.reset();
     this.devices.steps = [];
     this.data = data;
     this.records = [];

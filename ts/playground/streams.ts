@@ -108,7 +108,7 @@ export function renderStreams(into: HTMLElement, lab: StreamLab, act: (a: Stream
   };
   const parts: HTMLElement[] = [
     el('p', { class: 'explain', text: 'A pull stream (ArrowArrayStream) of this batch three times. The consumer calls get_schema once, then get_next until it '
-      + 'gives a released array (the end) or an error code, whose message get_last_error gives. The asynchronous device stream is not in the playground yet.' }),
+      + 'gives a released array (the end) or an error code, whose message get_last_error gives.' }),
     el('div', { class: 'actions' }, button('export a stream', 'export', !live), button('export a failing stream', 'export-failing', !live),
       button('import (get_schema)', 'import', live && lab.reader === null), button('get_next', 'next', lab.reader !== null && !lab.reader.done),
       button('release', 'release', live)),
