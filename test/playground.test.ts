@@ -245,7 +245,7 @@ describe('playground', () => {
     await page.waitForSelector('#addresses:has-text("wasm32")');
   });
 
-  test('Lifecycle: export, import (view, copy), release; released structs and live bytes back to the start', async () => {
+  test('Lifecycle: export, move, import (view, copy), release; released structs and live bytes back to the start', async () => {
     await tab(page, 'lifecycle');
     const start = await pg<number>(page, 'start');
     expect(await pg<number>(page, 'bytesAllocated()')).toBeGreaterThan(start);
@@ -267,10 +267,24 @@ describe('playground', () => {
     const copy = await releases('import (copy)');
     expect(copy['schema']).toBe('NULL');
     expect(copy['schema.children[0]']).toBe('freed');
+    await page.click('button[data-act="release"]');
+    expect(await pg<number>(page, 'bytesAllocated()')).toBe(start);
+
+    // export → move → import: the consumer's own structs hold the moved content, then are moved again.
+    await page.click('button[data-act="export"]');
+    await page.click('button[data-act="move"]');
+    const moved = await releases('move');
+    expect([moved['schema'], moved['device']]).toEqual(['NULL', 'NULL']);
+    expect(moved['schema (moved)']).toMatch(/^0x/);
+    expect(moved['device (moved)']).toMatch(/^0x/);
+    expect(moved['schema.children[0]']).toMatch(/^0x/);
+    expect(await page.$eval('#tree [data-node="schema"] tr[data-field="release"]', (r) => r.getAttribute('data-value'))).toMatch(/^0x/);
+    await page.click('button[data-act="import-copy"]');
+    expect((await releases('import (copy)'))['schema (moved)']).toBe('NULL');
     await shoot(page, 'lifecycle');
     await page.click('button[data-act="release"]');
     expect(await pg<number>(page, 'bytesAllocated()')).toBe(start);
-    expect(await page.evaluate(() => location.hash)).toBe('#sample=demo&layout=wasm32&steps=export;import:view;release;export;import:copy;release');
+    expect(await page.evaluate(() => location.hash)).toBe('#sample=demo&layout=wasm32&steps=export;import:view;release;export;import:copy;release;export;move;import:copy;release');
     await page.click('button[data-act="export"]');
   });
 

@@ -19,11 +19,12 @@ export function renderLifecycle(into: HTMLElement, s: Session, act: Act): void {
   const imported = s.importMode !== null;
   const actions = el('div', { class: 'actions' },
     button('export', { 'data-act': 'export', disabled: live, title: 'exportDeviceRaw: the batch as an ArrowSchema and an ArrowDeviceArray in wasm memory' }, () => act({ kind: 'export' })),
+    button('move', { 'data-act': 'move', disabled: !live || imported || s.moved !== null, title: 'the consumer moves the base structs into structs it allocated' }, () => act({ kind: 'move' })),
     button('import (copy)', { 'data-act': 'import-copy', disabled: !live || imported, title: 'importDeviceRaw, mode copy' }, () => act({ kind: 'import', mode: 'copy' })),
     button('import (view)', { 'data-act': 'import-view', disabled: !live || imported, title: 'importDeviceRaw, mode view' }, () => act({ kind: 'import', mode: 'view' })),
     button('release', { 'data-act': 'release', disabled: !live, title: 'Imported.release(), then ExportedArray.release()' }, () => act({ kind: 'release' })));
-  const intro = el('p', { class: 'explain', text: 'The wasm core exports the batch, a consumer imports it (a move: the struct is copied bit for bit and the '
-    + 'source marked released), then each owner releases what it holds. Each step re-reads every struct\'s release field from memory.'
+  const intro = el('p', { class: 'explain', text: 'The wasm core exports the batch; a consumer may move the base structs into its own (a bitwise copy, '
+    + 'the source marked released), imports them (a move again), then each owner releases what it holds. Each step re-reads every struct\'s release field from memory.'
     + (s.layout === 'lp64' ? ' (The core is wasm32: these steps run in its memory whatever layout the tree shows.)' : '') });
   // The newest step first, just under the buttons.
   const steps = s.records.map((r, i) => el('div', { class: `step${r.ok ? '' : ' failed'}`, 'data-step': r.action, 'data-ok': String(r.ok), 'data-bytes': r.bytes },
@@ -46,9 +47,9 @@ export function renderBreak(into: HTMLElement, s: Session, tree: StructTree | nu
   const parts: HTMLElement[] = [el('p', { class: 'explain', text: 'Change a field or a byte of the live export, then import it at each validation level '
     + '(each on a fresh export with the same edits, imported as a view, then restored and released): see where the validator stops it, '
     + 'or what \'none\' lets through.' })];
-  if (tree === null || s.importMode !== null) {
+  if (tree === null || s.importMode !== null || s.moved !== null) {
     parts.push(el('p', { class: 'explain', text: s.exported === null ? 'Nothing is exported: press export (Lifecycle) first.'
-      : 'This export was imported: release it and export again to edit it.' }));
+      : 'This export was moved or imported: release it and export again to edit it.' }));
   } else {
     const fields = allNodes(tree.roots).flatMap((n) => n.fields.filter((f) => EDITABLE.has(f.name))
       .map((f) => el('option', { value: `${n.id}/${f.name}`, text: `${n.id} · ${f.name} = ${f.value}` })));

@@ -125,6 +125,8 @@ export class Session {
   data: Data;
   layout: InspectLayout = 'wasm32';
   exported: ExportedArray | null = null;
+  /** Where the base structs were moved by the 'move' step (structs the consumer allocated), or null. */
+  moved: { readonly schema: number; readonly array: number } | null = null;
   imported: Imported<RawImport> | null = null;
   importMode: 'copy' | 'view' | null = null;
   /** Structs seen at the export (their ids and addresses), re-read at each step. */
@@ -192,7 +194,8 @@ export class Session {
   /** The tree of the live export in the core's memory, or null when nothing is exported. */
   liveTree(): StructTree | null {
     if (this.exported === null) return null;
-    return structTree(this.acd.core, this.exported.schema, { struct: 'ArrowDeviceArray', address: this.exported.array });
+    const at = this.moved ?? this.exported;
+    return structTree(this.acd.core, at.schema, { struct: 'ArrowDeviceArray', address: at.array });
   }
 
   /** What the Structs and Memory panels show: the live export (wasm32), or the LP64 image of the same batch. */
@@ -209,6 +212,7 @@ export class Session {
   act(action: Action): void {
     switch (action.kind) {
       case 'export': this.doExport(); break;
+      case 'move': this.doMove(); break;
       case 'import': this.doImport(action.mode); break;
       case 'release': this.doRelease(); break;
       case 'edit': this.doEdit(action.edit); break;
@@ -236,6 +240,13 @@ export class Session {
       const text = release === null ? 'freed' : release === 0 ? 'NULL' : hex(release);
       return { id: n.id, address: n.address, release: text, owner: this.ownerOf(n.id, base, release) };
     });
+    if (this.moved !== null) {
+      for (const [id, address] of [['schema (moved)', this.moved.schema], ['device (moved)', this.moved.array]] as const) {
+        const release = s.ptr(id.startsWith('schema') ? 'ArrowSchema' : 'ArrowArray', address, 'release');
+        structs.push({ id, address, release: release === 0 ? 'NULL' : hex(release), owner: release === 0
+          ? 'moved again, into the import; the consumer frees this empty struct' : 'the consumer, who moved it into a struct it allocated: it must release it' });
+      }
+    }
     this.records.push({ action, ok, note, bytes: this.acd.bytesAllocated(), structs });
   }
 
@@ -258,10 +269,24 @@ export class Session {
     this.record('export', true, `exportDeviceRaw: ${this.#exportedNodes.length} structs in the core's memory, every release set`);
   }
 
+  /** The consumer moves the base structs into structs it allocated (the source is marked released); the import then takes them from there. */
+  private doMove(): void {
+    if (this.exported === null || this.moved !== null || this.importMode !== null) throw new ArrowCDeviceError('move needs a live export, not moved or imported yet', 22);
+    const core = this.acd.core;
+    const schema = core.alloc(core.structs.size('ArrowSchema'));
+    const array = core.alloc(core.structs.size('ArrowDeviceArray'));
+    core.schemaMove(this.exported.schema, schema);
+    core.deviceArrayMove(this.exported.array, array);
+    this.moved = { schema, array };
+    this.record('move', true, `the consumer moved the ArrowSchema to ${hex(schema)} and the ArrowDeviceArray to ${hex(array)} (bitwise copies; `
+      + 'the sources are marked released): the children did not move, they belong to the moved parents');
+  }
+
   private doImport(mode: 'copy' | 'view'): void {
     if (this.exported === null || this.importMode !== null) throw new ArrowCDeviceError('import needs a live export that was not imported', 22);
+    const at = this.moved ?? this.exported;
     try {
-      this.imported = this.acd.importDeviceRaw(this.exported.schema, this.exported.array, { mode, validate: 'default' });
+      this.imported = this.acd.importDeviceRaw(at.schema, at.array, { mode, validate: 'default' });
     } catch (e) {
       if (!(e instanceof ArrowCDeviceError)) throw e;
       this.record(`import (${mode})`, false, `refused, nothing moved (the producer still owns its structs): ${e.message}`);
@@ -279,6 +304,14 @@ export class Session {
     if (this.importMode !== 'copy') restoreBytes(this.acd, this.#saved);
     this.#saved.clear();
     this.imported?.release();
+    if (this.moved !== null) {
+      // The consumer's own structs: released (a no-op once imported) and freed.
+      this.acd.core.space.release('ArrowSchema', this.moved.schema);
+      this.acd.core.space.release('ArrowArray', this.moved.array);
+      this.acd.core.free(this.moved.schema);
+      this.acd.core.free(this.moved.array);
+      this.moved = null;
+    }
     this.exported?.release();
     this.imported = null;
     this.exported = null;
@@ -294,7 +327,7 @@ export class Session {
 
   private doEdit(edit: Edit): void {
     const tree = this.liveTree();
-    if (tree === null || this.importMode !== null) throw new ArrowCDeviceError('edits need a live export that was not imported', 22);
+    if (tree === null || this.importMode !== null || this.moved !== null) throw new ArrowCDeviceError('edits need a live export that was not moved or imported', 22);
     applyEdit(this.acd, tree, edit, this.#saved);
     this.edits.push(edit);
   }

@@ -1,7 +1,7 @@
 // The playground's state in the URL hash, so that a link reopens what a
 // learner did: the sample, the layout, and every action in order
 //   #sample=demo&layout=wasm32&steps=export;set:device.array.children[0]/offset=3;try:all
-// Actions: export, import:copy, import:view, release, restore, try:LEVEL
+// Actions: export, move, import:copy, import:view, release, restore, try:LEVEL
 // (none, minimal, default, full or all), set:NODE/FIELD=VALUE (a struct
 // field), byte:REGION@INDEX=VALUE (a byte of a string, pointer array or
 // buffer; VALUE in hex); the Devices panel's device:export:DEVICE,
@@ -18,7 +18,7 @@ export type Edit =
   | { readonly kind: 'byte'; readonly region: string; readonly index: number; readonly value: number };
 
 export type Action =
-  | { readonly kind: 'export' | 'release' | 'restore' }
+  | { readonly kind: 'export' | 'move' | 'release' | 'restore' }
   | { readonly kind: 'import'; readonly mode: 'copy' | 'view' }
   | { readonly kind: 'edit'; readonly edit: Edit }
   | { readonly kind: 'try'; readonly level: ValidationLevel | 'all' }
@@ -46,7 +46,7 @@ export function actionText(a: Action): string {
 
 /** The action a text names, or null when it names none. */
 export function parseAction(text: string): Action | null {
-  if (text === 'export' || text === 'release' || text === 'restore') return { kind: text };
+  if (text === 'export' || text === 'move' || text === 'release' || text === 'restore') return { kind: text };
   if (text === 'import:copy' || text === 'import:view') return { kind: 'import', mode: text === 'import:copy' ? 'copy' : 'view' };
   const st = /^stream:(export|export-failing|import|next|release)$/.exec(text);
   if (st) return { kind: 'stream', action: st[1] as StreamAction };
