@@ -256,7 +256,8 @@ export class Session {
       : 'the Imported handle (view), until its release()';
     if (base) {
       const what = id === 'schema' ? 'ArrowSchema' : 'ArrowDeviceArray';
-      return release === 0 ? `moved out into ${moved ?? 'the consumer'}; the ExportedArray frees this empty ${what} at release()`
+      const into = this.moved !== null ? 'the consumer\'s own struct (move)' : moved ?? 'the consumer';
+      return release === 0 ? `moved out into ${into}; the ExportedArray frees this empty ${what} at release()`
         : `the ExportedArray handle (the producer)`;
     }
     return this.importMode === 'view' ? `the moved parent, held by ${moved}` : 'its parent\'s release callback';
