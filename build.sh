@@ -52,7 +52,7 @@ inputs_hash() {
 stamp=build/.stamp-$what
 hash=$(inputs_hash)
 if [[ -f $stamp && $(cat "$stamp") == "$hash" && -f ts/abi/generated/core.js && -f ts/abi/generated/layout.ts && -f ts/abi/generated/wasm-table.ts \
-      && ( $what == core || ( -f dist/index.mjs && -f dist/lib/libarrow_c_device.a ) ) ]]; then
+      && ( $what == core || ( -f dist/index.mjs && -f dist/lib/libarrow_c_device.a && -f dist/playground/index.html ) ) ]]; then
   say "up to date (inputs unchanged since the last build)"
   exit 0
 fi
@@ -119,6 +119,8 @@ done
 [[ $what == core ]] && { echo "$hash" > "$stamp"; say "core done"; exit 0; }
 
 # ---- types and dist ---------------------------------------------------------
+# dist/ also holds the playground (dist/playground/: its page, style sheet and
+# one bundle with apache-arrow and the core; rollup.config.mjs).
 say "type check and declarations (tsc)"
 rm -rf build/types
 npx --no-install tsc -p tsconfig.json

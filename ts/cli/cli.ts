@@ -8,6 +8,7 @@ import { bench } from '../bench/index.js';
 import { roundtripDemo } from './demo.js';
 import { fixturesCommand, FIXTURES_USAGE } from './fixtures.js';
 import { inspectCommand, INSPECT_USAGE } from './inspect.js';
+import { playgroundCommand, PLAYGROUND_USAGE } from './playground.js';
 // Only from the library's public entry: the CLI bundle uses dist/index.mjs, never a second copy of it.
 import {
   ArrowCDeviceError, load, parseDevice, roundtripRaw, roundtripStream, roundtripTable, runIntegration, toArrowTable,
@@ -45,6 +46,7 @@ const USAGE = `usage:
       compared to the JSON, with the allocated bytes back to the start
 ${FIXTURES_USAGE}
 ${INSPECT_USAGE}
+${PLAYGROUND_USAGE}
   arrow-c-device bench [--quick] [--json FILE]
       benchmarks against Arrow IPC, arrow-js-ffi and the memory-copy floors
   arrow-c-device --help`;
@@ -210,6 +212,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'bench') return bench(rest, (l) => console.log(l));
     if (command === 'fixtures') return fixturesCommand(rest, (l) => console.log(l), (l) => console.error(l));
     if (command === 'inspect') return await inspectCommand(rest, load, (l) => console.log(l));
+    if (command === 'playground') return await playgroundCommand(rest, (l) => console.log(l));
     if (command === 'roundtrip') {
       const args = parseArgs(command, rest, ['--via', '--mode', '--device', '--validate', '--reader', '--json']);
       const acd = await load();

@@ -19,6 +19,8 @@ export interface BatchTree {
   readonly tree: StructTree;
   /** What the addresses are. */
   readonly addresses: string;
+  /** The bytes the addresses index when they are not the core's memory (LP64: the image's body), else null. */
+  readonly body: Uint8Array | null;
 }
 
 /**
@@ -55,11 +57,11 @@ export function batchTree(acd: CoreRef, field: Field, batch: RawArray, layout: I
     const image = parseFixtureImage(b.finish(), 'lp64 image');
     const tree = structTree(imageSpace(image), image.roots[0]!.offset, { struct: 'ArrowDeviceArray', address: image.roots[1]!.offset },
       { loaderCallbacks: new Set(image.callbacks.map((c) => c.offset)) });
-    return { tree, addresses: 'offsets in an LP64 fixture image\'s body (docs/fixtures.md), which a loader adds its base to' };
+    return { tree, addresses: 'offsets in an LP64 fixture image\'s body (docs/fixtures.md), which a loader adds its base to', body: image.body };
   }
   const exported = exportDeviceRaw(acd.core, field, batch);
   try {
-    return { tree: structTree(acd.core, exported.schema, { struct: 'ArrowDeviceArray', address: exported.array }), addresses: 'the core\'s wasm memory' };
+    return { tree: structTree(acd.core, exported.schema, { struct: 'ArrowDeviceArray', address: exported.array }), addresses: 'the core\'s wasm memory', body: null };
   } finally {
     exported.release();
   }

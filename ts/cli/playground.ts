@@ -1,0 +1,86 @@
+// `arrow-c-device playground [--port N]`: serves dist/playground/ (the static
+// page of ts/playground/, with the wasm core inside its bundle) on 127.0.0.1,
+// prints the URL and runs until interrupted. Only the files of that folder
+// are served; nothing else on the machine is reachable through it.
+
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UsageError } from './input.js';
+
+export const PLAYGROUND_USAGE = `  arrow-c-device playground [--port N]
+      serve the playground (a page that runs the wasm core: pick a sample or
+      drop an Arrow IPC file, see its C structs and their bytes, switch to
+      the LP64 layout, step export, import and release, break a field and
+      import it at each validation level) on http://127.0.0.1:N/ (default
+      8080; 0 picks a free port), until interrupted`;
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+};
+
+/** dist/playground next to this bundle (dist/cli.mjs), or under the package root when run from the sources. */
+function playgroundDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const dir of [join(here, 'playground'), join(here, '..', '..', 'dist', 'playground')]) {
+    if (existsSync(join(dir, 'index.html'))) return dir;
+  }
+  throw new UsageError('playground: dist/playground/index.html is missing: run ./build.sh (npm run build) first');
+}
+
+function parsePort(args: string[]): number {
+  let port = 8080;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const eq = arg.startsWith('--port=') ? arg.slice('--port='.length) : null;
+    if (arg !== '--port' && eq === null) throw new UsageError(arg.startsWith('-') ? `unknown option ${arg}` : `unexpected argument ${arg}`);
+    const v = eq ?? args[++i];
+    if (v === undefined || !/^\d+$/.test(v) || Number(v) > 65535) throw new UsageError(`--port: expected a port number (0 to 65535), found ${v ?? 'nothing'}`);
+    port = Number(v);
+  }
+  return port;
+}
+
+/** Serves the playground; resolves with the exit code once interrupted (2 when the port cannot be used). */
+export async function playgroundCommand(args: string[], print: (line: string) => void): Promise<number> {
+  const port = parsePort(args);
+  const dir = playgroundDir();
+  // The files served, read once: a request names one of them or gets 404.
+  const files = new Map(readdirSync(dir).filter((f) => f in TYPES || extname(f) in TYPES)
+    .map((f) => [`/${f}`, { body: readFileSync(join(dir, f)), type: TYPES[extname(f)]! }]));
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    const file = files.get(path === '/' ? '/index.html' : path);
+    if (file === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(file === undefined ? 404 : 405, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(file === undefined ? 'not found\n' : 'method not allowed\n');
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': file.type, 'Content-Length': file.body.length, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+    res.end(req.method === 'HEAD' ? undefined : file.body);
+  });
+  try {
+    await new Promise<void>((ok, fail) => { server.once('error', fail); server.listen(port, '127.0.0.1', ok); });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(code === 'EADDRINUSE' ? `port ${port} on 127.0.0.1 is in use: choose another with --port N (0: any free port)`
+      : `cannot listen on 127.0.0.1:${port}: ${(e as Error).message}`);
+  }
+  const address = server.address();
+  const actual = typeof address === 'object' && address !== null ? address.port : port;
+  print(`playground: http://127.0.0.1:${actual}/ (Ctrl-C to stop)`);
+  return new Promise<number>((done) => {
+    const stop = () => {
+      server.close(() => done(0));
+      server.closeAllConnections();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
