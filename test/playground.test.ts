@@ -10,7 +10,7 @@
 // test starts from the page state the previous one left), so they share a file.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import * as arrow from 'apache-arrow';
@@ -418,6 +418,23 @@ describe('playground', () => {
     expect((await events(5)).slice(3).map((e) => e.split(':')[0])).toEqual(['cancel', 'release']);
     expect(await pg<number>(page, 'bytesAllocated()')).toBe(before);
     await shoot(page, 'streams');
+  });
+
+  test('every link of docs/learn.md opens its state: its sample, its layout, every step done', async () => {
+    const links = [...readFileSync('docs/learn.md', 'utf8').matchAll(/\(http:\/\/127\.0\.0\.1:8080\/(#[^)\s]+)\)/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThanOrEqual(30);
+    for (const hash of new Set(links)) {
+      const p = await open(hash);
+      try {
+        const sample = /sample=([a-z0-9-]+)/.exec(hash)![1]!;
+        expect({ hash, source: await p.textContent('#source') }).toEqual({ hash, source: expect.stringContaining(`sample ${sample}`) });
+        expect({ hash, layout: await pg<string>(p, 'layout()') }).toEqual({ hash, layout: /layout=lp64/.test(hash) ? 'lp64' : 'wasm32' });
+        // A step that failed, a step the link does not know or an unknown sample would say so here.
+        expect({ hash, status: (await p.textContent('#status')) ?? '' }).toEqual({ hash, status: expect.not.stringMatching(/not done|left out|names no sample|cannot/) });
+      } finally {
+        await p.close();
+      }
+    }
   });
 
   test('screenshots of each panel at 1920×1080; no request left localhost; no page error', async () => {
