@@ -4,6 +4,7 @@
 // the callback table with its behaviour; buffers are 64-aligned; and the
 // project's readers give back the very field and raw arrays written.
 
+import type { Core } from '../ts/abi/core.js';
 import type { StructReader } from '../ts/abi/structs.js';
 import type { StructName } from '../ts/abi/layout-types.js';
 import { BEHAVIOUR, EVENT_RECORD_SIZE, SECTION } from '../ts/fixtures/image.js';
@@ -183,4 +184,20 @@ export function imageDifferences(image: FixtureImage, c: FixtureCase): string[] 
   const unaligned = walk.buffers.filter((b) => b % 64 !== 0);
   if (unaligned.length > 0) out.push(`buffers not 64-aligned: ${unaligned.join(', ')}`);
   return out;
+}
+
+/**
+ * What a loader does with a wasm32 image in the core (docs/fixtures.md,
+ * "Loading, in short"): place the body at a 64-aligned address, relocate,
+ * install a callback per behaviour (`callback(behaviour)` gives the table
+ * index). Returns the base; `free` gives the block back.
+ */
+export function placeImage(core: Core, image: FixtureImage, callback: (behaviour: number) => number): { base: number; free(): void } {
+  const block = core.alloc(image.body.length + 64);
+  const base = Math.ceil(block / 64) * 64;
+  core.bytes.set(image.body, base);
+  const v = core.view;
+  for (const r of image.relocations) if (v.getUint32(base + r, true) !== 0) v.setUint32(base + r, v.getUint32(base + r, true) + base, true);
+  for (const cb of image.callbacks) v.setUint32(base + cb.offset, callback(cb.behaviour), true);
+  return { base, free: () => core.free(block) };
 }

@@ -33,6 +33,7 @@ import { readRaw, type RawArray } from '../ts/model/raw.js';
 import { compareRaw } from '../ts/model/raw-values.js';
 import { readField } from '../ts/model/schema.js';
 import { fieldsEqual, recordBatchField, typeToString, type Field } from '../ts/model/types.js';
+import { placeImage } from './fixtures-check.js';
 
 const ROOT = resolve(__dirname, '..');
 const PY = join(ROOT, 'build', 'venv-cross', 'bin', 'python');
@@ -91,13 +92,9 @@ function importFull(core: Core, field: Field, raw: RawArray, releases: { schema:
   const b = new ImageBuilder('wasm32');
   writeBatchRoots(b, field, raw, null);
   const image = parseFixtureImage(b.finish());
-  const block = core.alloc(image.body.length + 64);
+  const placed = placeImage(core, image, (behaviour) => (behaviour === 1 ? releases.schema : releases.array));
   try {
-    const base = Math.ceil(block / 64) * 64;
-    core.bytes.set(image.body, base);
-    const v = core.view;
-    for (const r of image.relocations) if (v.getUint32(base + r, true) !== 0) v.setUint32(base + r, v.getUint32(base + r, true) + base, true);
-    for (const cb of image.callbacks) v.setUint32(base + cb.offset, cb.behaviour === 1 ? releases.schema : releases.array, true);
+    const { base } = placed;
     const schema = importSchema(core, base + image.roots[0]!.offset);
     try {
       const imported = importRaw(core, schema, base + image.roots[1]!.offset, { validate: 'full' });
@@ -108,7 +105,7 @@ function importFull(core: Core, field: Field, raw: RawArray, releases: { schema:
       schema.release();
     }
   } finally {
-    core.free(block);
+    placed.free();
   }
 }
 

@@ -17,6 +17,7 @@ import { corpusCases, fixtureCases, invalidFixtureCases } from '../ts/fixtures/c
 import { caseImage, fixtureFiles, INVALID_EXPECTED } from '../ts/fixtures/corpus.js';
 import { BEHAVIOUR } from '../ts/fixtures/image.js';
 import { imageSpace, parseFixtureImage } from '../ts/fixtures/parse.js';
+import { placeImage } from './fixtures-check.js';
 
 const INVALID = invalidFixtureCases();
 const each = INVALID.map((c) => [c.name, c] as [string, FixtureCase]);
@@ -106,14 +107,9 @@ describe('wasm32 invalid images loaded into the core: refused at their level wit
 
   test.each(each)('%s', (_name, c) => {
     const image = parseFixtureImage(caseImage(c, 'wasm32'), c.name);
-    const block = core.alloc(image.body.length + 64);
+    const placed = placeImage(core, image, () => release);
     try {
-      // What a loader does (docs/fixtures.md, "Loading, in short"): place, relocate, install callbacks.
-      const base = Math.ceil(block / 64) * 64;
-      core.bytes.set(image.body, base);
-      const v = core.view;
-      for (const r of image.relocations) if (v.getUint32(base + r, true) !== 0) v.setUint32(base + r, v.getUint32(base + r, true) + base, true);
-      for (const cb of image.callbacks) v.setUint32(base + cb.offset, release, true);
+      const { base } = placed;
       const refusedAt = LEVELS.indexOf(c.invalid!.level);
       const outcomes = LEVELS.map((level, i) => {
         try {
@@ -126,7 +122,7 @@ describe('wasm32 invalid images loaded into the core: refused at their level wit
       expect(outcomes.map((o) => ({ level: o.level, refused: o.refused }))).toEqual(LEVELS.map((level, i) => ({ level, refused: i >= refusedAt })));
       for (const o of outcomes.slice(refusedAt)) expect(o.message).toContain(c.invalid!.reason);
     } finally {
-      core.free(block);
+      placed.free();
     }
   });
 });

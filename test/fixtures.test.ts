@@ -23,7 +23,7 @@ import { readIntegrationJson } from '../ts/io/json/read.js';
 import { compareRaw } from '../ts/model/raw-values.js';
 import * as t from '../ts/model/types.js';
 import { fieldsEqual, recordBatchField, type DataType, type Kind } from '../ts/model/types.js';
-import { imageDifferences } from './fixtures-check.js';
+import { imageDifferences, placeImage } from './fixtures-check.js';
 import { libraryError } from './helpers.js';
 
 const scratch: string[] = [];
@@ -118,14 +118,9 @@ describe('wasm32 images loaded into the core (relocated) pass the C validator at
 
   test.each(CASES.map((c) => [c.name, c] as [string, FixtureCase]))('%s', (_name, c) => {
     const image = parseFixtureImage(caseImage(c, 'wasm32'), c.name);
-    const block = core.alloc(image.body.length + 64);
+    const placed = placeImage(core, image, () => release);
     try {
-      // What a loader does (docs/fixtures.md, "Loading, in short"): place, relocate, install callbacks.
-      const base = Math.ceil(block / 64) * 64;
-      core.bytes.set(image.body, base);
-      const v = core.view;
-      for (const r of image.relocations) if (v.getUint32(base + r, true) !== 0) v.setUint32(base + r, v.getUint32(base + r, true) + base, true);
-      for (const cb of image.callbacks) v.setUint32(base + cb.offset, release, true);
+      const { base } = placed;
       const pairs: [number, number][] = [];
       if (c.stream === null) {
         pairs.push([image.roots[0]!.offset, image.roots[1]!.offset]);
@@ -136,7 +131,7 @@ describe('wasm32 images loaded into the core (relocated) pass the C validator at
       }
       for (const [schema, array] of pairs) core.arrayValidate(base + schema, base + array, 3);
     } finally {
-      core.free(block);
+      placed.free();
     }
   });
 });
@@ -166,14 +161,11 @@ describe('the cases on simulated devices, placed on them by a loader that has th
     const core = acd.core;
     const image = parseFixtureImage(caseImage(c, 'wasm32'), c.name);
     const before = acd.bytesAllocated();
-    const block = core.alloc(image.body.length + 64);
+    const placed = placeImage(core, image, (behaviour) => (behaviour === 1 ? releases.schema : releases.array));
     const out = core.alloc(core.structs.size('ArrowDeviceArray'));
     try {
-      const base = Math.ceil(block / 64) * 64;
-      core.bytes.set(image.body, base);
+      const { base } = placed;
       const v = core.view;
-      for (const r of image.relocations) if (v.getUint32(base + r, true) !== 0) v.setUint32(base + r, v.getUint32(base + r, true) + base, true);
-      for (const cb of image.callbacks) v.setUint32(base + cb.offset, cb.behaviour === 1 ? releases.schema : releases.array, true);
       const [schema, array] = [base + image.roots[0]!.offset, base + image.roots[1]!.offset];
       const s = core.structs;
       const device = { type: s.i32('ArrowDeviceArray', array, 'device_type'), id: Number(s.i64('ArrowDeviceArray', array, 'device_id')) };
@@ -201,7 +193,7 @@ describe('the cases on simulated devices, placed on them by a loader that has th
       expect(acd.deviceBytesAllocated(deviceName(device.type, device.id))).toBe(0);
     } finally {
       core.free(out);
-      core.free(block);
+      placed.free();
     }
     expect(acd.bytesAllocated()).toBe(before);
   });

@@ -1,8 +1,6 @@
 // The arrow-c-device command line (Node). Exit codes: 0 all held, 1 a value
 // mismatch, a leak or a failed conversion, 2 bad usage or an unreadable file.
 
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import * as arrow from 'apache-arrow';
 import { bench } from '../bench/index.js';
 import { roundtripDemo } from './demo.js';
@@ -14,6 +12,7 @@ import {
   ArrowCDeviceError, load, parseDevice, roundtripRaw, roundtripStream, roundtripTable, runIntegration, toArrowTable,
   type ArrowCDevice, type Device, type IntegrationSummary, type RoundtripSummary, type ValidationLevel, type Via,
 } from '../index.js';
+import { readBytes } from './files.js';
 import { readChecked, readersDisagree, UsageError } from './input.js';
 
 const USAGE = `usage:
@@ -97,24 +96,6 @@ function parseArgs(command: string, args: string[], allowed: readonly string[]):
   }
   if (file === undefined) throw new UsageError(`${command}: missing FILE`);
   return { ...out, file };
-}
-
-/** The file's bytes, gunzipped when they are gzip. */
-function readBytes(file: string): Uint8Array {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(file);
-  } catch (e) {
-    throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
-  }
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    try {
-      bytes = gunzipSync(bytes);
-    } catch (e) {
-      throw new UsageError(`cannot gunzip ${file}: ${(e as Error).message}`);
-    }
-  }
-  return bytes;
 }
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);

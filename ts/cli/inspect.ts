@@ -1,10 +1,9 @@
 // `arrow-c-device inspect FILE | --sample NAME [--layout wasm32|lp64] [--batch N] [--json]`:
 // the struct tree of one batch (ts/inspect/), as text or JSON.
 
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 // Only from the library's public entry, as ts/cli/cli.ts.
 import { batchTree, sample, samples, treeText, types, type ArrowCDevice, type InspectLayout } from '../index.js';
+import { readBytes } from './files.js';
 import { readChecked, UsageError } from './input.js';
 
 export const INSPECT_USAGE = `  arrow-c-device inspect FILE | --sample NAME [--layout wasm32|lp64] [--batch N] [--json]
@@ -57,23 +56,6 @@ function parse(args: string[]): InspectArgs {
   if ((out.file === null) === (out.sample === null)) throw new UsageError('inspect: expected FILE or --sample NAME (one of them)');
   if (out.sample !== null && batchGiven) throw new UsageError('inspect: --batch is for a FILE; a sample has one batch');
   return out;
-}
-
-function readBytes(file: string): Uint8Array {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(file);
-  } catch (e) {
-    throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
-  }
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    try {
-      bytes = gunzipSync(bytes);
-    } catch (e) {
-      throw new UsageError(`cannot gunzip ${file}: ${(e as Error).message}`);
-    }
-  }
-  return bytes;
 }
 
 /** Runs `inspect`; returns the exit code (2: bad usage, an unknown sample, a file that is not Arrow data). */
