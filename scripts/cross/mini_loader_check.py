@@ -47,24 +47,7 @@ def run_case(name, image, expected):
                 fx.release_script(r.ptr)  # never played: the producer drops what it holds
         result.update(outcome='unsupported', message=ASYNC)
     else:
-        items, unsupported, refused = peer_pyarrow.import_roots(fx.roots)
-        try:
-            peer_pyarrow.validate(items)
-        except Exception as e:
-            refused.append('validate(full=True): %s: %s' % (type(e).__name__, e))
-        if refused:
-            result.update(outcome='refused', message='; '.join(refused))
-        elif unsupported and not items:
-            result.update(outcome='unsupported', message='; '.join(unsupported))
-        elif expected is None:  # an invalid case: nothing to compare with
-            result.update(outcome='accepted', message='; '.join(unsupported) or None)
-        else:
-            equal, why = peer_pyarrow.compare(items, expected)
-            result.update(outcome='accepted', equal=equal, message='; '.join(unsupported + ([why] if why else [])) or None)
-            errors = [v[2] for _, k, v in items if k == 'stream' and v[2] is not None]
-            if errors:
-                result['stream_error'] = errors[0]
-        del items
+        peer_pyarrow.judge(result, fx.roots, expected)
     gc.collect()
     result['structs'] = len(fx.records) - 1
     result['problems'] = fx.problems()

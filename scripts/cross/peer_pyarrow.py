@@ -224,18 +224,9 @@ def compare(items, expected):
     return True, None
 
 
-def run_case(lib, name, image, expected, as_struct=False):
-    result = {'case': name, 'outcome': None, 'equal': None, 'message': None}
-    fx = ctypes.c_void_p()
-    error = Error()
-    if lib.AcdFixtureLoadFile(image.encode(), ctypes.byref(fx), ctypes.byref(error)) != 0:
-        result.update(outcome='load-error', message=error.message.decode('utf-8', 'replace'))
-        return result
-    roots = []
-    for i in range(lib.AcdFixtureRootCount(fx)):
-        r = Root()
-        lib.AcdFixtureGetRoot(fx, i, ctypes.byref(r))
-        roots.append(r)
+def judge(result, roots, expected, as_struct=False):
+    """Imports the roots, validates them fully and compares them with the expected values: the
+    outcome into result (also used by mini_loader_check.py with the other loader's roots)."""
     items, unsupported, refused = import_roots(roots, as_struct)
     try:
         validate(items)
@@ -253,7 +244,21 @@ def run_case(lib, name, image, expected, as_struct=False):
         errors = [v[2] for _, k, v in items if k == 'stream' and v[2] is not None]
         if errors:
             result['stream_error'] = errors[0]
-    del items
+
+
+def run_case(lib, name, image, expected, as_struct=False):
+    result = {'case': name, 'outcome': None, 'equal': None, 'message': None}
+    fx = ctypes.c_void_p()
+    error = Error()
+    if lib.AcdFixtureLoadFile(image.encode(), ctypes.byref(fx), ctypes.byref(error)) != 0:
+        result.update(outcome='load-error', message=error.message.decode('utf-8', 'replace'))
+        return result
+    roots = []
+    for i in range(lib.AcdFixtureRootCount(fx)):
+        r = Root()
+        lib.AcdFixtureGetRoot(fx, i, ctypes.byref(r))
+        roots.append(r)
+    judge(result, roots, expected, as_struct)
     gc.collect()
     counts = Counts()
     lib.AcdFixtureGetCounts(fx, ctypes.byref(counts))
