@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The arrow-c-device command; the code is in dist/cli.mjs (built from ts/cli/cli.ts).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 const cli = new URL('../dist/cli.mjs', import.meta.url);
 if (!existsSync(cli)) {
@@ -8,4 +8,5 @@ if (!existsSync(cli)) {
   process.exit(2);
 }
 const { main } = await import(cli.href);
-process.exitCode = await main(process.argv.slice(2));
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+process.exitCode = await main(process.argv.slice(2), { version });

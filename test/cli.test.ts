@@ -1,7 +1,7 @@
 // The CLI as a user runs it: the built bin, exit codes and the --json summary.
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GOLD } from './helpers.js';
@@ -154,5 +154,37 @@ describe('roundtrip --via', () => {
     const summary = JSON.parse(r.stdout);
     expect(summary).toMatchObject({ ok: true, via, reader: 'own', device: 'cuda:0', batches: 2, bytesLeaked: 0, deviceBytesLeaked: 0 });
     expect(summary.notes[0]).toMatch(/apache-arrow misreads this file/);
+  });
+});
+
+describe('--version and COMMAND --help', () => {
+  test('--version prints the package version', () => {
+    const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+    const r = run('--version');
+    expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 0, stdout: `arrow-c-device ${version}\n` });
+  });
+
+  test.each(['demo', 'roundtrip', 'integration', 'fixtures', 'inspect', 'playground', 'bench'])('%s --help prints its usage and runs nothing', (command) => {
+    const r = run(command, '--help');
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(r.stdout).toMatch(new RegExp(`^usage:\\n  arrow-c-device ${command}\\b`));
+    // Only its own part: no line of another command's usage.
+    expect(r.stdout).not.toMatch(new RegExp(`^  arrow-c-device (?!${command}\\b)`, 'm'));
+    expect(r.stdout).not.toContain('A table made with apache-arrow');
+  });
+
+  test('an unknown command with --help, and demo with an argument: exit 2 and one line', () => {
+    const bogus = run('bogus', '--help');
+    expect([bogus.status, bogus.stdout, bogus.stderr]).toEqual([2, '', "arrow-c-device: unknown command 'bogus'\n"]);
+    const demo = run('demo', 'extra');
+    expect([demo.status, demo.stdout, demo.stderr]).toEqual([2, '', 'arrow-c-device: demo: unexpected argument extra\n']);
+  });
+
+  test('integration on an IPC file says what the bytes look like, never prints them', () => {
+    const r = run('integration', primitive, '--json');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(`arrow-c-device: ${primitive} is not integration JSON (a JSON object): it starts with the bytes 41 52 52 4f 57 31 00 00; ` +
+      'it looks like Arrow IPC, which `arrow-c-device roundtrip` reads\n');
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, exitCode: 2 });
   });
 });

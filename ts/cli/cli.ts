@@ -48,6 +48,9 @@ ${INSPECT_USAGE}
 ${PLAYGROUND_USAGE}
   arrow-c-device bench [--quick] [--json FILE]
       benchmarks against Arrow IPC, arrow-js-ffi and the memory-copy floors
+  arrow-c-device COMMAND --help
+      that command's usage
+  arrow-c-device --version
   arrow-c-device --help`;
 
 type Reader = 'auto' | 'apache-arrow' | 'own';
@@ -173,12 +176,34 @@ function printIntegration(s: IntegrationSummary): void {
   for (const e of s.errors) console.log(`  error: ${e}`);
 }
 
+/** The usage lines of one command (from `  arrow-c-device COMMAND` to the next command), or null. */
+export function commandUsage(command: string): string | null {
+  const lines = USAGE.split('\n');
+  const start = lines.findIndex((l) => l.startsWith(`  arrow-c-device ${command} `) || l === `  arrow-c-device ${command}`);
+  if (start < 0) return null;
+  const end = lines.findIndex((l, i) => i > start && /^  arrow-c-device /.test(l));
+  return `usage:\n${lines.slice(start, end < 0 ? undefined : end).join('\n')}`;
+}
+
+/**
+ * The bytes of an integration JSON file, or a usage error that says what
+ * they look like instead (never the bytes themselves: an IPC file's are binary).
+ */
+function integrationJson(file: string, bytes: Uint8Array): Uint8Array {
+  const first = bytes.findIndex((b) => b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09);
+  if (first >= 0 && bytes[first] === 0x7b) return bytes; // '{'
+  const head = [...bytes.subarray(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
+  const ipc = text(bytes.subarray(0, 6)) === 'ARROW1' || (bytes[0] === 0xff && bytes[1] === 0xff && bytes[2] === 0xff && bytes[3] === 0xff);
+  throw new UsageError(`${file} is not integration JSON (a JSON object): ${bytes.length === 0 ? 'it is empty' : `it starts with the bytes ${head}`}` +
+    `${ipc ? '; it looks like Arrow IPC, which `arrow-c-device roundtrip` reads' : ''}`);
+}
+
 /**
  * Runs one command; returns the exit code. A failure is one line on stderr
  * (and, with --json, one JSON object {ok: false, error, exitCode} on stdout);
  * only a bug in this program is thrown.
  */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], info: { version?: string } = {}): Promise<number> {
   const [command, ...rest] = argv;
   const json = (command === 'roundtrip' || command === 'integration' || command === 'inspect') && rest.includes('--json');
   try {
@@ -186,7 +211,20 @@ export async function main(argv: string[]): Promise<number> {
       console.log(USAGE);
       return command === undefined ? 2 : 0;
     }
+    if (command === '--version' || command === '-V') {
+      if (info.version === undefined) throw new UsageError('--version: the version is not known here (run the installed arrow-c-device command)');
+      console.log(`arrow-c-device ${info.version}`);
+      return 0;
+    }
+    // `COMMAND --help`: that command's part of the usage, before anything runs.
+    if (rest.includes('--help') || rest.includes('-h')) {
+      const usage = commandUsage(command);
+      if (usage === null) throw new UsageError(`unknown command '${command}'`);
+      console.log(usage);
+      return 0;
+    }
     if (command === 'demo') {
+      if (rest.length > 0) throw new UsageError(`demo: unexpected argument ${rest[0]}`);
       await roundtripDemo(await load(), (line) => console.log(line));
       return 0;
     }
@@ -204,7 +242,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (command === 'integration') {
       const args = parseArgs(command, rest, ['--json']);
-      const source = text(readBytes(args.file));
+      const source = text(integrationJson(args.file, readBytes(args.file)));
       const summary = runIntegration(await load(), args.file, () => source);
       if (args.json) console.log(JSON.stringify(summary));
       else printIntegration(summary);
