@@ -49,8 +49,8 @@ export default [
     external,
     plugins: [tsResolve, swcPlugin],
     output: [
-      { file: `${out}/index.mjs`, format: 'es', sourcemap: true },
-      { file: `${out}/index.cjs`, format: 'cjs', sourcemap: true, exports: 'named' },
+      { file: `${out}/index.mjs`, format: 'es', sourcemap: true, sourcemapExcludeSources: true },
+      { file: `${out}/index.cjs`, format: 'cjs', sourcemap: true, sourcemapExcludeSources: true, exports: 'named' },
     ],
   },
   {
@@ -62,7 +62,7 @@ export default [
       resolveId: (s, importer) => (importer && s.startsWith('.') && resolvePath(dirname(importer), s) === resolvePath('ts/index.js')
         ? { id: './index.mjs', external: true } : null),
     }, tsResolve, swcPlugin],
-    output: { file: `${out}/cli.mjs`, format: 'es', sourcemap: true },
+    output: { file: `${out}/cli.mjs`, format: 'es', sourcemap: true, sourcemapExcludeSources: true },
   },
   {
     input: 'ts/playground/main.ts',
