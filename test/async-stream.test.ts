@@ -98,6 +98,25 @@ describe('TS producer → TS consumer', () => {
     await guard.check();
   });
 
+  test('await using: [Symbol.asyncDispose] releases the consumer mid-stream and waits for the producer\'s release', async () => {
+    const guard = leakGuard(acd);
+    const consumer = new AsyncStreamConsumer(acd, { window: 2 });
+    const production = produceAsync(acd, consumer.handler, slowly(sampleBatches(10, 1)));
+    const it = consumer[Symbol.asyncIterator]();
+    expect((await it.next()).done).toBe(false);
+    let settled = false;
+    void consumer.done.then(() => { settled = true; });
+    // What `await using consumer = ...` calls at the end of its scope.
+    await (consumer as unknown as { [Symbol.asyncDispose](): Promise<void> })[Symbol.asyncDispose]();
+    expect(settled).toBe(true);
+    const stats = await production.done;
+    expect(stats.cancelled).toBe(true);
+    expect(stats.tasks).toBeLessThan(10);
+    // `using`: the same release, without the wait; a second one does nothing.
+    (consumer as unknown as { [Symbol.dispose](): void })[Symbol.dispose]();
+    await guard.check();
+  });
+
   test('leaving the loop early cancels: release, no on_error, the source is closed', async () => {
     const guard = leakGuard(acd);
     let closed = false;

@@ -2,7 +2,10 @@
 // idempotent release(), [Symbol.dispose], and a FinalizationRegistry backstop
 // that is unregistered on explicit release.
 
-const dispose: typeof Symbol.dispose = Symbol.dispose ?? (Symbol.for('Symbol.dispose') as typeof Symbol.dispose);
+/** Symbol.dispose, or the registered symbol runtimes without it use for `using`. */
+export const dispose: typeof Symbol.dispose = Symbol.dispose ?? (Symbol.for('Symbol.dispose') as typeof Symbol.dispose);
+/** Symbol.asyncDispose, or the registered symbol runtimes without it use for `await using`. */
+export const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? (Symbol.for('Symbol.asyncDispose') as typeof Symbol.asyncDispose);
 
 const backstop = new FinalizationRegistry<() => void>((cleanup) => {
   try {

@@ -10,6 +10,7 @@ import type { ImportedSchema, Imported } from '../exchange/handles.js';
 import { toArrowSchema } from '../arrow-js/arrow-types.js';
 import type { CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
+import { asyncDispose, dispose } from '../abi/handles.js';
 import { ForeignModule } from '../foreign/module.js';
 import { decodeMetadataAt } from '../model/metadata.js';
 import { coreAsyncCalls, foreignAsyncCalls, type AsyncCalls } from './async-calls.js';
@@ -388,5 +389,19 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
       this.released = true;
       this.resolveDone();
     }
+  }
+
+  /** `using consumer = acd.asyncConsumer()`: release() at the end of the scope. */
+  [dispose](): void {
+    this.release();
+  }
+
+  /**
+   * `await using consumer = acd.asyncConsumer()`: release(), then wait until
+   * the producer has released the handler (done), so nothing is left behind.
+   */
+  async [asyncDispose](): Promise<void> {
+    this.release();
+    await this.done;
   }
 }
