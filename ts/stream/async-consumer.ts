@@ -391,17 +391,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     }
   }
 
-  /** `using consumer = acd.asyncConsumer()`: release() at the end of the scope. */
-  [dispose](): void {
-    this.release();
-  }
-
-  /**
-   * `await using consumer = acd.asyncConsumer()`: release(), then wait until
-   * the producer has released the handler (done), so nothing is left behind.
-   */
-  async [asyncDispose](): Promise<void> {
-    this.release();
-    await this.done;
-  }
+  /** `using`: release(); `await using`: release(), then wait until the producer has released the handler (done). */
+  [dispose](): void { this.release(); }
+  async [asyncDispose](): Promise<void> { this.release(); await this.done; }
 }
