@@ -28,6 +28,7 @@ import {
   ARROW_C_ARRAY, ARROW_C_DEVICE_ARRAY, ARROW_C_DEVICE_STREAM, ARROW_C_SCHEMA, ARROW_C_STREAM, descriptorOf,
   type ArrowCDescriptor, type ArrowCProvider,
 } from './exchange/protocol.js';
+import { checkAddress, checkBatchArgument, checkPointers } from './exchange/arguments.js';
 import type { RawArray } from './model/raw.js';
 import type { Field, Schema } from './model/types.js';
 import { AsyncStreamConsumer, produceAsync, type AsyncBatchSource, type AsyncConsumerOptions, type ProduceAsyncOptions, type ProducerStats } from './stream/async.js';
@@ -105,6 +106,7 @@ export class ArrowCDevice {
 
   /** Exports a record batch as a struct ArrowArray with its ArrowSchema. */
   exportBatch(batch: arrow.RecordBatch, options: ExportOptions = {}): ExportedArray {
+    checkBatchArgument('exportBatch', batch);
     return exportBatch(this.core, batch, options.into);
   }
 
@@ -125,6 +127,7 @@ export class ArrowCDevice {
    * with a sync event recorded after the copies (device types that have one).
    */
   exportDeviceBatch(batch: arrow.RecordBatch, options: DeviceExportOptions = {}): ExportedArray {
+    checkBatchArgument('exportDeviceBatch', batch);
     return exportDeviceBatch(this.core, batch, options);
   }
 
@@ -147,6 +150,7 @@ export class ArrowCDevice {
    */
   importSchema(ptr: number | ArrowCProvider, options: { from?: ForeignSource } = {}): ImportedSchema {
     if (isProvider(ptr)) return this.viaProtocol(ptr, ARROW_C_SCHEMA, 'importSchema', options, (d, o) => importSchema(this.core, d.schema, o.from));
+    checkAddress('importSchema', 'ptr', ptr);
     return importSchema(this.core, ptr, options.from);
   }
 
@@ -159,6 +163,7 @@ export class ArrowCDevice {
   importBatch(schema: number | ImportedSchema, array: number, options?: ImportOptions): Imported<arrow.RecordBatch>;
   importBatch(schema: number | ImportedSchema | ArrowCProvider, array?: number | ImportOptions, options: ImportOptions = {}): Imported<arrow.RecordBatch> {
     if (isProvider(schema)) return this.viaProtocol(schema, ARROW_C_ARRAY, 'importBatch', array as ImportOptions | undefined, (d, o) => importBatch(this.core, d.schema, d.array!, o));
+    checkPointers('importBatch', schema, array);
     return importBatch(this.core, schema, array as number, options);
   }
 
@@ -182,6 +187,7 @@ export class ArrowCDevice {
       return this.viaProtocol(schema, ARROW_C_DEVICE_ARRAY, 'importDeviceBatch', o,
         (d, opts) => importDeviceBatch(this.core, d.schema, d.array!, opts) as Imported<arrow.RecordBatch>);
     }
+    checkPointers('importDeviceBatch', schema, deviceArray, 'deviceArray');
     return importDeviceBatch(this.core, schema, deviceArray as number, options);
   }
 
@@ -194,11 +200,13 @@ export class ArrowCDevice {
   importRaw(schema: number | ImportedSchema, array: number, options?: ImportOptions): Imported<RawImport>;
   importRaw(schema: number | ImportedSchema | ArrowCProvider, array?: number | ImportOptions, options: ImportOptions = {}): Imported<RawImport> {
     if (isProvider(schema)) return this.viaProtocol(schema, ARROW_C_ARRAY, 'importRaw', array as ImportOptions | undefined, (d, o) => importRaw(this.core, d.schema, d.array!, o));
+    checkPointers('importRaw', schema, array);
     return importRaw(this.core, schema, array as number, options);
   }
 
   /** Like importRaw, for an ArrowDeviceArray (non-CPU arrays: options.device 'copy' (default) or 'reject'). */
   importDeviceRaw(schema: number | ImportedSchema, deviceArray: number, options: DeviceImportOptions = {}): Imported<RawImport> {
+    checkPointers('importDeviceRaw', schema, deviceArray, 'deviceArray');
     return importDeviceRaw(this.core, schema, deviceArray, options);
   }
 
@@ -207,6 +215,7 @@ export class ArrowCDevice {
   importVector(schema: number | ImportedSchema, array: number, options?: ImportOptions): Imported<arrow.Vector>;
   importVector(schema: number | ImportedSchema | ArrowCProvider, array?: number | ImportOptions, options: ImportOptions = {}): Imported<arrow.Vector> {
     if (isProvider(schema)) return this.viaProtocol(schema, ARROW_C_ARRAY, 'importVector', array as ImportOptions | undefined, (d, o) => importVector(this.core, d.schema, d.array!, o));
+    checkPointers('importVector', schema, array);
     return importVector(this.core, schema, array as number, options);
   }
 
