@@ -117,6 +117,21 @@ describe('TS producer → TS consumer', () => {
     await guard.check();
   });
 
+  test('await produceAsync(...) gives the final stats; done and the live stats are on it too', async () => {
+    const guard = leakGuard(acd);
+    const consumer = new AsyncStreamConsumer(acd, { window: 4 });
+    const production = produceAsync(acd, consumer.handler, slowly(sampleBatches(3, 1)));
+    expect(production.stats.tasks).toBe(0);
+    let rows = 0;
+    for await (const batch of consumer) rows += batch.numRows;
+    const stats = await production;
+    expect(stats).toBe(production.stats);
+    expect(stats).toBe(await production.done);
+    expect({ tasks: stats.tasks, extracted: stats.extracted, cancelled: stats.cancelled, rows }).toEqual({ tasks: 3, extracted: 3, cancelled: false, rows: sampleBatches(3, 1).reduce((n, b) => n + b.numRows, 0) });
+    consumer.release();
+    await guard.check();
+  });
+
   test('leaving the loop early cancels: release, no on_error, the source is closed', async () => {
     const guard = leakGuard(acd);
     let closed = false;

@@ -31,7 +31,7 @@ import {
 import { checkAddress, checkBatchArgument, checkPointers } from './exchange/arguments.js';
 import type { RawArray } from './model/raw.js';
 import type { Field, Schema } from './model/types.js';
-import { AsyncStreamConsumer, produceAsync, type AsyncBatchSource, type AsyncConsumerOptions, type ProduceAsyncOptions, type ProducerStats } from './stream/async.js';
+import { AsyncStreamConsumer, produceAsync, type AsyncBatchSource, type AsyncConsumerOptions, type ProduceAsyncOptions, type Production } from './stream/async.js';
 import {
   exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream,
   type ExportedStream, type StreamExportOptions, type StreamImportOptions, type StreamReader, type SyncBatchSource,
@@ -301,7 +301,7 @@ export class ArrowCDevice {
    * iterable or ReadableStream of batches; with `{ into: foreign }`, a
    * handler in another module's memory, made by its own code.
    */
-  produceAsync(handler: number, source: AsyncBatchSource, options?: ProduceAsyncOptions): { done: Promise<ProducerStats>; stats: ProducerStats } {
+  produceAsync(handler: number, source: AsyncBatchSource, options?: ProduceAsyncOptions): Production {
     return produceAsync(this, handler, source, options);
   }
 

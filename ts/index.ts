@@ -59,7 +59,7 @@ export { compareBatches, normalize, schemaDifferences } from './arrow-js/compare
 export { ExportedStream, StreamReader, exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream } from './stream/pull.js';
 export type { StreamExportOptions, StreamImportOptions, StreamKind, SyncBatchSource } from './stream/pull.js';
 export { AsyncStreamConsumer, disposeHandler, freeProducer, makeHandler, makeProducer, makeTask, produceAsync } from './stream/async.js';
-export type { AsyncBatch, AsyncBatchSource, AsyncConsumerOptions, ProduceAsyncOptions, ProducerStats } from './stream/async.js';
+export type { AsyncBatch, AsyncBatchSource, AsyncConsumerOptions, ProduceAsyncOptions, ProducerStats, Production } from './stream/async.js';
 export { BatchList, CAsyncConsumer, CBatchSource, cStream, drainStream, startCAsyncProducer } from './stream/c-backed.js';
 export type { CAsyncConsumerOptions, GeneratorOptions } from './stream/c-backed.js';
 export { roundtripStream } from './roundtrip/stream.js';

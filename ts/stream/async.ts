@@ -105,10 +105,17 @@ function toAsync<T>(it: Iterator<T>): AsyncIterator<T> {
  * owns the handler throughout; the producer owns the ArrowAsyncProducer and
  * frees it after calling the handler's release.
  */
-export function produceAsync(acd: CoreRef, handler: number, source: AsyncBatchSource, options: ProduceAsyncOptions = {}): { done: Promise<ProducerStats>; stats: ProducerStats } {
+export function produceAsync(acd: CoreRef, handler: number, source: AsyncBatchSource, options: ProduceAsyncOptions = {}): Production {
   const p = new AsyncProducer(acd, handler, source, options);
-  return { done: p.done, stats: p.stats };
+  // The promise itself is what `await produceAsync(...)` gives: the final stats.
+  return Object.assign(p.done.then((stats) => stats), { done: p.done, stats: p.stats });
 }
+
+/**
+ * A running production: a promise of the final stats (`await` it), with
+ * `done` (the same promise) and `stats` (live, updated as it goes).
+ */
+export type Production = Promise<ProducerStats> & { readonly done: Promise<ProducerStats>; readonly stats: ProducerStats };
 
 class AsyncProducer implements ProducerCallbacks {
   readonly stats: ProducerStats = { requested: 0n, tasks: 0, extracted: 0, discarded: 0, cancelled: false, error: null };
