@@ -128,6 +128,8 @@ describe('TS producer → TS consumer', () => {
     expect(stats).toBe(production.stats);
     expect(stats).toBe(await production.done);
     expect({ tasks: stats.tasks, extracted: stats.extracted, cancelled: stats.cancelled, rows }).toEqual({ tasks: 3, extracted: 3, cancelled: false, rows: sampleBatches(3, 1).reduce((n, b) => n + b.numRows, 0) });
+    // JSON-safe: the bigint as a decimal string.
+    expect(JSON.parse(JSON.stringify(stats))).toEqual({ requested: stats.requested.toString(), tasks: 3, extracted: 3, discarded: 0, cancelled: false, error: null });
     consumer.release();
     await guard.check();
   });

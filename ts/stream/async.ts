@@ -54,7 +54,11 @@ export interface ProduceAsyncOptions {
   into?: ForeignModule;
 }
 
-/** What a producer did, for tests and summaries. */
+/**
+ * What a producer did, for tests and summaries. JSON-safe: JSON.stringify
+ * gives `requested` (a bigint, exact to int64) as a decimal string and
+ * `error` as its name, code and message.
+ */
 export interface ProducerStats {
   requested: bigint;
   tasks: number;
@@ -117,8 +121,19 @@ export function produceAsync(acd: CoreRef, handler: number, source: AsyncBatchSo
  */
 export type Production = Promise<ProducerStats> & { readonly done: Promise<ProducerStats>; readonly stats: ProducerStats };
 
+/** Stats with a toJSON (not enumerable: comparisons see the plain fields). */
+function jsonSafe(stats: ProducerStats): ProducerStats {
+  Object.defineProperty(stats, 'toJSON', {
+    value: () => ({
+      ...stats, requested: stats.requested.toString(),
+      error: stats.error === null ? null : { name: stats.error.name, code: stats.error.code, message: stats.error.message },
+    }),
+  });
+  return stats;
+}
+
 class AsyncProducer implements ProducerCallbacks {
-  readonly stats: ProducerStats = { requested: 0n, tasks: 0, extracted: 0, discarded: 0, cancelled: false, error: null };
+  readonly stats: ProducerStats = jsonSafe({ requested: 0n, tasks: 0, extracted: 0, discarded: 0, cancelled: false, error: null });
   readonly done: Promise<ProducerStats>;
   private resolve!: (s: ProducerStats) => void;
   private readonly target: AsyncTarget;
