@@ -338,16 +338,7 @@ def run_case(lib, peer, name, image, expected, invalid=False):
         roots.append(r)
     STATS.update(by_destructor=0, iterated=0, compare=not invalid)
     items, unsupported, refused = import_roots(peer, roots)
-    if refused:
-        result.update(outcome='refused', message='; '.join(refused))
-    elif unsupported and not items:
-        result.update(outcome='unsupported', message='; '.join(unsupported))
-    else:
-        equal, why = (None, None) if invalid else base.compare(items, expected)
-        result.update(outcome='accepted', equal=equal, message='; '.join(unsupported + ([why] if why else [])) or None)
-        errors = [v[2] for _, k, v in items if k == 'stream' and v[2] is not None]
-        if errors:
-            result['stream_error'] = errors[0]
+    base.classify(result, items, unsupported, refused, None if invalid else expected)
     del items
     gc.collect()
     # Only now, with every capsule destroyed, may the driver release what was never exported.

@@ -232,18 +232,24 @@ def judge(result, roots, expected, as_struct=False):
         validate(items)
     except Exception as e:
         refused.append('validate(full=True): %s: %s' % (type(e).__name__, e))
+    classify(result, items, unsupported, refused, expected)
+
+
+def classify(result, items, unsupported, refused, expected):
+    """A peer's outcome from what its imports gave: refused, unsupported (no root imported), or
+    accepted, compared with the expected values unless there are none (an invalid case); a
+    stream's error kept. Shared with peer_capsules.py."""
     if refused:
         result.update(outcome='refused', message='; '.join(refused))
-    elif unsupported and not items:
+        return
+    if unsupported and not items:
         result.update(outcome='unsupported', message='; '.join(unsupported))
-    elif expected is None:  # an invalid case: nothing to compare with
-        result.update(outcome='accepted', message='; '.join(unsupported) or None)
-    else:
-        equal, why = compare(items, expected)
-        result.update(outcome='accepted', equal=equal, message='; '.join(unsupported + ([why] if why else [])) or None)
-        errors = [v[2] for _, k, v in items if k == 'stream' and v[2] is not None]
-        if errors:
-            result['stream_error'] = errors[0]
+        return
+    equal, why = (None, None) if expected is None else compare(items, expected)
+    result.update(outcome='accepted', equal=equal, message='; '.join(unsupported + ([why] if why else [])) or None)
+    errors = [v[2] for _, k, v in items if k == 'stream' and v[2] is not None]
+    if errors:
+        result['stream_error'] = errors[0]
 
 
 def run_case(lib, name, image, expected, as_struct=False):
