@@ -90,6 +90,18 @@ static uint8_t* Finish(struct AcdDump* d, size_t* size) {
   return bytes;
 }
 
+// Finishes the dump, frees it and loads the image with the loader: the fixture, or NULL (a failed check).
+static struct AcdFixture* FinishAndLoad(struct AcdDump* d) {
+  size_t size;
+  uint8_t* bytes = Finish(d, &size);
+  AcdDumpFree(d);
+  struct AcdFixture* fx = NULL;
+  struct AcdFixtureError fe;
+  CHECK(AcdFixtureLoad(bytes, size, &fx, &fe) == 0);
+  free(bytes);
+  return fx;
+}
+
 static void TestBatch(int device) {
   struct ArrowSchema s;
   struct ArrowDeviceArray da;
@@ -175,13 +187,7 @@ static void TestStream(void) {
   CHECK_OK(AcdDumpAddArrayStream(d, &st, ACD_VALIDATION_FULL, NULL, &e), &e);
   CHECK(script.next == 2 && script.released == 0);  // drained; the stream is still the caller's
   st.release(&st);
-  size_t size;
-  uint8_t* bytes = Finish(d, &size);
-  AcdDumpFree(d);
-  struct AcdFixture* fx = NULL;
-  struct AcdFixtureError fe;
-  CHECK(AcdFixtureLoad(bytes, size, &fx, &fe) == 0);
-  free(bytes);
+  struct AcdFixture* fx = FinishAndLoad(d);
   if (fx == NULL) return;
   struct ArrowArrayStream* ls = (struct ArrowArrayStream*)AcdFixtureRootPointer(fx, 0);
   struct ArrowSchema schema;
@@ -216,13 +222,7 @@ static void TestEmpty(void) {
   uint32_t bare = 0;
   CHECK_OK(AcdDumpAddSchema(d, &s, &bare, &e), &e);  // a bare schema: root 2, of kind 1
   CHECK(bare == 2 && AcdDumpRootCount(d) == 3);
-  size_t size;
-  uint8_t* bytes = Finish(d, &size);
-  AcdDumpFree(d);
-  struct AcdFixture* fx = NULL;
-  struct AcdFixtureError fe;
-  CHECK(AcdFixtureLoad(bytes, size, &fx, &fe) == 0);
-  free(bytes);
+  struct AcdFixture* fx = FinishAndLoad(d);
   if (fx != NULL) {
     struct AcdFixtureRoot r2;
     CHECK(AcdFixtureGetRoot(fx, 2, &r2) == 0 && r2.kind == ACD_FIXTURE_SCHEMA && r2.schema_index == ACD_FIXTURE_NO_SCHEMA);
