@@ -249,9 +249,28 @@ function notSupported(type: DataType, path: string, conversion: Conversion, what
     `{ convert: ['${conversion}'] } to convert it ${what}, or with importRaw to keep it as it is`, ENOSYS);
 }
 
+/**
+ * apache-arrow's makeBuilder with null and undefined as nulls. Not through its
+ * nullValues option: that makes the check with new Function, which a
+ * Content-Security-Policy without 'unsafe-eval' refuses. The same check is set
+ * on the builder, its children and a dictionary's indices (whose nulls are the
+ * dictionary column's).
+ */
+function nullableBuilder(type: arrow.DataType): arrow.Builder {
+  const builder = arrow.makeBuilder({ type });
+  const mark = (b: arrow.Builder) => {
+    (b as unknown as { _isValid: (v: unknown) => boolean })._isValid = (v) => v !== null && v !== undefined;
+    const indices = (b as { indices?: arrow.Builder }).indices;
+    if (indices !== undefined) mark(indices);
+    for (const c of b.children) mark(c);
+  };
+  mark(builder);
+  return builder;
+}
+
 /** Builds Data of arrowType from the values of `source` at the given indices (null for a null slot). */
 function gather(arrowType: arrow.DataType, source: arrow.Vector, indices: Iterable<number | null>): arrow.Data {
-  const builder = arrow.makeBuilder({ type: arrowType, nullValues: [null, undefined] });
+  const builder = nullableBuilder(arrowType);
   for (const i of indices) builder.append(i === null ? null : source.get(i));
   return builder.finish().flush();
 }
@@ -278,7 +297,7 @@ function listViewToList(raw: RawArray, arrowType: arrow.DataType, convert: reado
   const childType = arrowType.children[0].type;
   const values = new arrow.Vector([toData(raw.children[0], childType, convert, `${path}.children[0]`)]);
   const valid = (i: number) => raw.buffers[0] === null || ((raw.buffers[0][i >> 3] >> (i & 7)) & 1) === 1;
-  const builder = arrow.makeBuilder({ type: arrowType, nullValues: [null, undefined] });
+  const builder = nullableBuilder(arrowType);
   for (let i = raw.offset; i < raw.offset + raw.length; i++) {
     if (!valid(i)) {
       builder.append(null);
