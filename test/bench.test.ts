@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SetName } from '../ts/bench/data.js';
+import { PROGRAMS } from '../ts/bench/bundles.js';
 import { bench } from '../ts/bench/index.js';
 import { FIGURES, PENDING, measuredOn } from '../ts/bench/figures.js';
 
@@ -70,6 +71,10 @@ describe('bench', () => {
       expect({ part, ok: positive(r.sizes[part]?.raw) && positive(r.sizes[part]?.gzip) }).toEqual({ part, ok: true });
     }
     expect(r.sizes.wasm.gzip).toBeLessThan(r.sizes.wasm.raw);
+    // A user's bundle of each entry (ts/bench/bundles.ts; test/bundles.test.ts checks what each pulls in).
+    expect(r.bundles.rows.map((b: { program: string }) => b.program)).toEqual(PROGRAMS);
+    for (const b of r.bundles.rows) expect({ p: b.program, ok: positive(b.raw) && positive(b.gzip) }).toEqual({ p: b.program, ok: true });
+    expect(out).toContain("| `import { load } from 'arrow-c-device'` |");
 
     expect(r.machine.cores).toBeGreaterThan(0);
     expect(r.options).toMatchObject({ quick: true, scale: 0.01 });

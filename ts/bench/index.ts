@@ -3,6 +3,7 @@
 // ratios in one table, the targets of issue 6, and the size of the build.
 
 import { writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { load } from '../index.js';
@@ -10,6 +11,7 @@ import { FULL_SIZES, QUICK_SIZES, makeSets, scaleSizes, type SetName } from './d
 import { PENDING } from './figures.js';
 import { measureSet, type Ffi } from './measure.js';
 import { derive, perBatchOverhead, resultTable, setsTable, sizeTable, targetTable, targets, type Report, type SetReport } from './report.js';
+import { bundleTable, measureBundles } from './bundles.js';
 import { measureSizes } from './sizes.js';
 import { collectGarbage, gcExposed, type Iterations } from './timing.js';
 
@@ -17,7 +19,8 @@ const USAGE = `usage: arrow-c-device bench [--quick] [--json FILE] [--scale N]
   Measures export and import (copy and view) against apache-arrow IPC,
   arrow-js-ffi and the memory-copy and object-building floors, on seeded data
   (mixed, narrow, wide, many small batches) in one run; prints medians and
-  ratios, the targets, and the size of the built wasm core and glue.
+  ratios, the targets, the size of the built wasm core and glue, and what a
+  user's bundle of each entry of the package weighs (with esbuild, when installed).
   --quick      smaller byte-heavy sets and fewer samples (well under a minute)
   --json FILE  also write every figure to FILE as JSON
   --scale N    multiply the row, column and batch counts by N (0 < N <= 1)
@@ -94,6 +97,7 @@ async function run(o: Options, print: (line: string) => void): Promise<Report> {
   const ffi = await loadFfi();
   const acd = await load();
   const sizes = measureSizes();
+  const bundles = measureBundles(dirname(dirname(sizes.files.bundle)));
   const it: Iterations = o.quick ? { warmup: 2, samples: 11, minSampleMs: 2, maxReps: 100 } : { warmup: 3, samples: 21, minSampleMs: 5, maxReps: 100 };
   const sets = makeSets(scaleSizes(o.quick ? QUICK_SIZES : FULL_SIZES, o.scale), SEED);
   const reports: Partial<Record<SetName, SetReport>> = {};
@@ -126,6 +130,7 @@ async function run(o: Options, print: (line: string) => void): Promise<Report> {
       loadAverageBefore: round2(loadBefore), loadAverageAfter: round2(loadavg()[0]),
     },
     sizes,
+    bundles,
     sets: reports,
     targets: targets(reports),
     pending: PENDING,
@@ -150,6 +155,8 @@ export function reportLines(r: Report): string[] {
     ...targetTable(r),
     '',
     ...sizeTable(r.sizes),
+    '',
+    ...bundleTable(r.bundles),
   ];
 }
 

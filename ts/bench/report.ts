@@ -3,6 +3,7 @@
 
 import type { SetName } from './data.js';
 import { FIGURES, measuredOn, type Pending } from './figures.js';
+import type { Bundles } from './bundles.js';
 import type { Sizes } from './sizes.js';
 import type { Timing } from './timing.js';
 
@@ -39,6 +40,8 @@ export interface Report {
   seconds: number;
   machine: Record<string, string | number>;
   sizes: Sizes;
+  /** A user's bundle of each entry (./bundles.ts). */
+  bundles: Bundles;
   sets: Partial<Record<SetName, SetReport>>;
   targets: Target[];
   pending: Pending[];
@@ -184,8 +187,8 @@ export function sizeTable(sizes: Sizes): string[] {
     '|---|--:|--:|',
     row('wasm core (decoded from the bundle)', sizes.wasm),
     row('Emscripten glue (build/core/core.mjs without the wasm)', sizes.glue),
-    row('dist/index.mjs without the wasm (glue + facade)', sizes.js),
-    row('dist/index.mjs as shipped (wasm embedded as base64)', sizes.bundle),
+    row('dist/index.mjs and its chunks without the wasm (glue + facade)', sizes.js),
+    row('dist/index.mjs and its chunks as shipped (wasm embedded as base64)', sizes.bundle),
   ];
 }
 

@@ -1,5 +1,7 @@
 // The size of what a user downloads: the wasm core (embedded as base64 in
-// the bundle), the Emscripten glue, and the whole ESM bundle, raw and gzipped.
+// the bundle), the Emscripten glue, and the whole main entry as built
+// (dist/index.mjs and the chunks of dist/chunks/ it imports), raw and gzipped.
+// What a user's bundle of each entry weighs is ./bundles.ts.
 
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -15,9 +17,9 @@ export interface Sizes {
   wasm: Size;
   /** Emscripten's JS glue alone (build/core/core.mjs without the embedded wasm); null outside a checkout. */
   glue: Size | null;
-  /** The JS of dist/index.mjs without the embedded wasm: glue and TypeScript facade. */
+  /** The JS of the main entry (dist/index.mjs and its chunks) without the embedded wasm: glue and TypeScript facade. */
   js: Size;
-  /** dist/index.mjs as shipped: the JS and the wasm as base64. */
+  /** The main entry as shipped: the JS and the wasm as base64. */
   bundle: Size;
   /** Where the figures were read. */
   files: { bundle: string; glue: string | null };
@@ -39,7 +41,7 @@ export function findBundle(): string | null {
 /** Measures the built files; throws with what to do when the bundle is missing. */
 export function measureSizes(bundlePath = findBundle()): Sizes {
   if (bundlePath === null) throw new Error('dist/index.mjs not found (run ./build.sh first, from the package folder)');
-  const bundle = readFileSync(bundlePath, 'utf8');
+  const bundle = withImports(bundlePath).map((f) => readFileSync(f, 'utf8')).join('\n');
   const base64 = WASM_BASE64.exec(bundle)?.[0];
   if (base64 === undefined) throw new Error(`${bundlePath}: no embedded wasm binary found`);
   const wasm = Buffer.from(base64, 'base64');
@@ -52,6 +54,18 @@ export function measureSizes(bundlePath = findBundle()): Sizes {
     bundle: size(Buffer.from(bundle)),
     files: { bundle: bundlePath, glue: glue === null ? null : gluePath },
   };
+}
+
+/** A built ES module and every file of dist/ it imports, directly or not. */
+function withImports(entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*["'](\.\.?\/[^"']+)["']/g)) visit(join(dirname(file), m[1]!));
+  };
+  visit(entry);
+  return [...seen];
 }
 
 function size(bytes: Uint8Array): Size {

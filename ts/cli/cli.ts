@@ -7,11 +7,10 @@ import { roundtripDemo } from './demo.js';
 import { fixturesCommand, FIXTURES_USAGE } from './fixtures.js';
 import { inspectCommand, INSPECT_USAGE } from './inspect.js';
 import { playgroundCommand, PLAYGROUND_USAGE } from './playground.js';
-// Only from the library's public entry: the CLI bundle uses dist/index.mjs, never a second copy of it.
-import {
-  ArrowCDeviceError, load, parseDevice, roundtripRaw, roundtripStream, roundtripTable, runIntegration, toArrowTable,
-  type ArrowCDevice, type Device, type IntegrationSummary, type RoundtripSummary, type ValidationLevel, type Via,
-} from '../index.js';
+// Only from the library's public entries: the CLI bundle uses dist/*.mjs, never a second copy of them.
+import { ArrowCDeviceError, load, parseDevice, toArrowTable, type ArrowCDevice, type Device, type ValidationLevel } from '../index.js';
+import { runIntegration, type IntegrationSummary } from '../integration.js';
+import { roundtripRaw, roundtripStream, roundtripTable, type RoundtripSummary, type Via } from '../roundtrip.js';
 import { readBytes } from './files.js';
 import { readChecked, readersDisagree, UsageError } from './input.js';
 

@@ -5,7 +5,8 @@
 
 import * as arrow from 'apache-arrow';
 // Only from the library's public entry, as ts/cli/cli.ts.
-import { demoTable, structTree, treeText, type ArrowCDevice } from '../index.js';
+import { type ArrowCDevice } from '../index.js';
+import { demoTable, structTree, treeText } from '../inspect.js';
 
 export async function roundtripDemo(acd: ArrowCDevice, print: (line: string) => void): Promise<void> {
   const table = demoTable();

@@ -4,7 +4,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { corpusCases, fixtureFiles, type FixtureLayout } from '../index.js';
+import { corpusCases, fixtureFiles, type FixtureLayout } from '../fixtures.js';
 import { UsageError } from './input.js';
 
 export const FIXTURES_USAGE = `  arrow-c-device fixtures --out DIR [--layout wasm32|lp64|both] [--only PATTERN]

@@ -3,11 +3,10 @@
 // and hung or ran out of memory on corrupt files) is given its bytes.
 
 import type * as arrow from 'apache-arrow';
-// Only from the library's public entry, as ts/cli/cli.ts.
-import {
-  ArrowCDeviceError, compareBatches, fromArrowSchema, readOwn, toArrowTable, types,
-  type ArrowCDevice, type ExportedArray, type ValidationLevel, type Imported, type IntegrationFile, type RawImport, type ReaderName,
-} from '../index.js';
+// Only from the library's public entries, as ts/cli/cli.ts.
+import { ArrowCDeviceError, compareBatches, fromArrowSchema, toArrowTable, types, type ArrowCDevice, type ExportedArray, type ValidationLevel, type Imported, type RawImport } from '../index.js';
+import type { IntegrationFile } from '../json.js';
+import { readOwn, type ReaderName } from '../roundtrip.js';
 
 /** Bad usage or a file that is not Arrow data: exit 2. */
 export class UsageError extends Error {}

@@ -2,7 +2,8 @@
 // the struct tree of one batch (ts/inspect/), as text or JSON.
 
 // Only from the library's public entry, as ts/cli/cli.ts.
-import { batchTree, sample, samples, treeText, types, type ArrowCDevice, type InspectLayout } from '../index.js';
+import { types, type ArrowCDevice } from '../index.js';
+import { batchTree, sample, samples, treeText, type InspectLayout } from '../inspect.js';
 import { readBytes } from './files.js';
 import { readChecked, UsageError } from './input.js';
 

@@ -1,7 +1,9 @@
 // `arrow-c-device playground [--port N]`: serves dist/playground/ (the static
-// page of ts/playground/, with the wasm core inside its bundle) on 127.0.0.1,
-// prints the URL and runs until interrupted. Only the files of that folder
-// are served; nothing else on the machine is reachable through it.
+// page of ts/playground/ and apache-arrow's browser build) on 127.0.0.1,
+// prints the URL and runs until interrupted. Its bundle imports the library's
+// own ES modules, so they are served too: dist/*.mjs (but the CLI) at / and
+// dist/chunks/*.mjs at /chunks/, where the page's relative imports find them.
+// Only those files are served; nothing else on the machine is reachable.
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -52,8 +54,15 @@ export async function playgroundCommand(args: string[], print: (line: string) =>
   const port = parsePort(args);
   const dir = playgroundDir();
   // The files served, read once: a request names one of them or gets 404.
-  const files = new Map(readdirSync(dir).filter((f) => f in TYPES || extname(f) in TYPES)
-    .map((f) => [`/${f}`, { body: readFileSync(join(dir, f)), type: TYPES[extname(f)]! }]));
+  const dist = join(dir, '..');
+  const listed = (folder: string, prefix: string, keep: (f: string) => boolean) => readdirSync(folder)
+    .filter((f) => extname(f) in TYPES && keep(f))
+    .map((f) => [`${prefix}${f}`, { body: readFileSync(join(folder, f)), type: TYPES[extname(f)]! }] as const);
+  const files = new Map([
+    ...listed(dist, '/', (f) => f.endsWith('.mjs') && f !== 'cli.mjs'),
+    ...(existsSync(join(dist, 'chunks')) ? listed(join(dist, 'chunks'), '/chunks/', (f) => f.endsWith('.mjs')) : []),
+    ...listed(dir, '/', () => true),
+  ]);
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     const file = files.get(path === '/' ? '/index.html' : path);

@@ -5,10 +5,7 @@
 // error (get_next's code and get_last_error's message), then release, with
 // the live bytes back to their start.
 
-import {
-  ArrowCDeviceError, errnoName, toArrowTable,
-  type ArrowCDevice, type ExportedStream, type RawArray, type StreamReader, type types,
-} from '../index.js';
+import { ArrowCDeviceError, errnoName, toArrowTable, type ArrowCDevice, type ExportedStream, type RawArray, type StreamReader, type types } from '../index.js';
 import type * as arrow from 'apache-arrow';
 import { el, hex8 } from './dom.js';
 
