@@ -122,8 +122,10 @@ done
 [[ $what == core ]] && { echo "$hash" > "$stamp"; say "core done"; exit 0; }
 
 # ---- types and dist ---------------------------------------------------------
-# dist/ also holds the playground (dist/playground/: its page, style sheet and
-# one bundle with apache-arrow and the core; rollup.config.mjs).
+# dist/: each entry of package.json "exports" as ESM (sharing dist/chunks/)
+# and CJS (the ESM through require(esm)) with .d.ts and .d.cts, the CLI, and
+# the playground (dist/playground/: its page, style sheet, its bundle over
+# the same chunks and apache-arrow's browser build); rollup.config.mjs.
 say "type check and declarations (tsc)"
 rm -rf build/types
 npx --no-install tsc -p tsconfig.json
