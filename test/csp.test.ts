@@ -5,8 +5,9 @@
 // "exports", apache-arrow's browser build), in Debian's Chromium through
 // playwright-core: load, batches of several types both ways, a device batch,
 // a stream, a run-end encoded array converted by apache-arrow's builders, a
-// foreign module (addFunction, the trampoline module compiled at run time)
-// and a refused import. No `securitypolicyviolation` event, page error or
+// foreign module (addFunction, the trampoline module compiled at run time),
+// the inspector (arrow-c-device/inspect: the demo table, the samples' struct
+// trees) and a refused import. No `securitypolicyviolation` event, page error or
 // console error may occur. A control page that calls new Function under the
 // same policy must report a violation, so that the listener is known to see
 // one. (Built without -sDYNAMIC_EXECUTION=0, embind's new Function makes this
@@ -106,7 +107,8 @@ test("the library's workload under script-src 'self' 'wasm-unsafe-eval': every s
   expect(result.steps).toEqual([
     'load', 'export and import a batch of 8 types (copy)', 'export and import a batch of 8 types (view)', 'device batch',
     'a stream of two batches', 'run-end encoded, imported with convert',
-    'into another core and back (foreign module: addFunction, trampoline)', 'a refused import is an ArrowCDeviceError',
+    'into another core and back (foreign module: addFunction, trampoline)',
+    'the inspector: the demo table and the samples, their struct trees in both layouts', 'a refused import is an ArrowCDeviceError',
   ]);
   expect(result.ok).toBe(true);
 }, 90_000);

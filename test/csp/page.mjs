@@ -8,6 +8,7 @@
 // Sets window.__csp = { ok, steps, failures }.
 import * as arrow from 'apache-arrow';
 import { ArrowCDeviceError, load, types as t } from 'arrow-c-device';
+import { batchTree, demoTable, samples, treeText } from 'arrow-c-device/inspect';
 
 const utf8 = (strings) => {
   const bytes = new TextEncoder().encode(strings.join(''));
@@ -102,6 +103,17 @@ async function run() {
     imp.release();
     e.release();
     check('bytes left in the other module', into.bytesAllocated(), 0);
+  });
+  await step('the inspector: the demo table and the samples, their struct trees in both layouts', () => {
+    const demo = demoTable();
+    check('demo rows', demo.numRows, 4);
+    const all = samples();
+    for (const s of all.slice(0, 8)) {
+      for (const layout of ['wasm32', 'lp64']) {
+        const { tree, addresses } = batchTree(acd, t.recordBatchField(s.schema), s.batch, layout);
+        if (treeText(tree, addresses).length < 3) failures.push(`${s.name} (${layout}): a tree of fewer than 3 lines`);
+      }
+    }
   });
   await step('a refused import is an ArrowCDeviceError', () => {
     try {

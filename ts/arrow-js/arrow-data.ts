@@ -268,6 +268,13 @@ function nullableBuilder(type: arrow.DataType): arrow.Builder {
   return builder;
 }
 
+/** A vector of `type` from plain values (null or undefined for a null slot), as apache-arrow's vectorFromArray but without new Function. */
+export function vectorOf<T extends arrow.DataType>(values: Iterable<unknown>, type: T): arrow.Vector<T> {
+  const builder = nullableBuilder(type);
+  for (const v of values) builder.append(v);
+  return new arrow.Vector([builder.finish().flush()]) as arrow.Vector<T>;
+}
+
 /** Builds Data of arrowType from the values of `source` at the given indices (null for a null slot). */
 function gather(arrowType: arrow.DataType, source: arrow.Vector, indices: Iterable<number | null>): arrow.Data {
   const builder = nullableBuilder(arrowType);
