@@ -1,7 +1,7 @@
 // The size of what a user downloads: the wasm core (embedded as base64 in
 // the bundle), the Emscripten glue, and the whole ESM bundle, raw and gzipped.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
@@ -25,9 +25,14 @@ export interface Sizes {
 
 const WASM_BASE64 = /AGFzbQ[A-Za-z0-9+/]*={0,2}/; // "\0asm" in base64, to the end of the string
 
-/** Finds this package's dist/index.mjs, from the running CLI or the working directory; null when not built. */
+/**
+ * Finds this package's dist/index.mjs, from the running CLI or the working
+ * directory; null when not built. The CLI's path is resolved through symbolic
+ * links: an installed package runs it as node_modules/.bin/arrow-c-device.
+ */
 export function findBundle(): string | null {
-  const roots = [process.argv[1] ? join(dirname(resolve(process.argv[1])), '..') : '', process.cwd()];
+  const main = process.argv[1] ? realpath(resolve(process.argv[1])) : '';
+  const roots = [main === '' ? '' : join(dirname(main), '..'), process.cwd()];
   for (const root of roots) {
     if (root === '' || !existsSync(join(root, 'package.json'))) continue;
     const name = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name?: string }).name;
@@ -52,6 +57,14 @@ export function measureSizes(bundlePath = findBundle()): Sizes {
     bundle: size(Buffer.from(bundle)),
     files: { bundle: bundlePath, glue: glue === null ? null : gluePath },
   };
+}
+
+function realpath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function size(bytes: Uint8Array): Size {
