@@ -56,7 +56,8 @@ type Fields = { code?: unknown; errno?: unknown; path?: unknown; level?: unknown
  * positive errno number, as the C core's are).
  */
 export function errorJson(e: Error): ErrorJson {
-  const cause = e.cause instanceof Error ? e.cause : undefined;
+  // Not instanceof Error: an error from another realm (Node's own, under a test runner's vm) is one too.
+  const cause = typeof e.cause === 'object' && e.cause !== null ? e.cause : undefined;
   const from = (e instanceof ArrowCDeviceError ? e : cause instanceof ArrowCDeviceError ? cause : undefined) as Fields | undefined;
   const system = cause as (Fields & { syscall?: unknown }) | undefined;
   let code: string | number | null = null;

@@ -64,12 +64,24 @@ export class Progress {
     return this.mode !== 'off';
   }
 
-  /** Reports where the work is; shown unless the last report was under intervalMs ago. */
+  /** Reports where the work is (batch i of n); shown unless the last report was under intervalMs ago. */
   update(text: string): void {
+    this.report(text, false);
+  }
+
+  /**
+   * Reports a new step (reading, then checking, ...): shown even right after
+   * another report, since the step may run for long without one.
+   */
+  step(text: string): void {
+    this.report(text, true);
+  }
+
+  private report(text: string, step: boolean): void {
     if (this.mode === 'off') return;
     const now = this.clock.now();
     if (!this.forced && now - this.start < this.clock.delayMs) return;
-    if (now - this.last < this.clock.intervalMs) return;
+    if (!step && now - this.last < this.clock.intervalMs) return;
     this.last = now;
     this.show(`${this.label}: ${text}`);
   }
@@ -117,6 +129,8 @@ export function batchReporter(progress: Progress, what: string, batchBytes: () =
     }
     const all = cumulative[cumulative.length - 1]!;
     const bytes = total === sizes.length && all > 0 ? ` (${mb(cumulative[done]!)} of ${mb(all)})` : '';
-    progress.update(`${what}: batch ${done}/${total}${bytes}`);
+    // The first batch starts a step: shown whenever the last report was.
+    if (done === 1) progress.step(`${what}: batch ${done}/${total}${bytes}`);
+    else progress.update(`${what}: batch ${done}/${total}${bytes}`);
   };
 }

@@ -118,9 +118,9 @@ function rawBytes(a: RawArray): number {
  * into them first (which works for every type apache-arrow can hold).
  */
 async function roundtripFile(acd: ArrowCDevice, args: Args, progress: Progress): Promise<Summary> {
-  progress.update(`reading ${args.file}`);
+  progress.step(`reading ${args.file}`);
   const bytes = readBytes(args.file);
-  progress.update(`reading ${args.file} (${mb(bytes.length)}) with this library's reader`);
+  progress.step(`reading ${args.file} (${mb(bytes.length)}) with this library's reader`);
   let check: ((done: number, total: number) => void) | undefined;
   const read = readChecked(acd, args.file, bytes, args.validate ?? 'full', (done, total, file) => {
     check ??= batchReporter(progress, 'checking', () => file.batches.map(rawBytes));
@@ -145,7 +145,7 @@ async function roundtripFile(acd: ArrowCDevice, args: Args, progress: Progress):
   // Integration JSON is always read by this library (apache-arrow's JSON reader is not used).
   if (args.reader === 'own' || read.reader === 'json') return viaOwn();
 
-  progress.update('reading with apache-arrow');
+  progress.step('reading with apache-arrow');
   let table: arrow.Table;
   try {
     table = arrow.tableFromIPC(bytes);
@@ -223,10 +223,10 @@ export async function integrationCommand(argv: readonly string[], io: Io): Promi
   const progress = Progress.of(io, 'integration', values);
   let summary: IntegrationSummary;
   try {
-    progress.update(`reading ${file}`);
+    progress.step(`reading ${file}`);
     const source = text(integrationJson(file, readBytes(file)));
     const acd = await load();
-    progress.update('schema');
+    progress.step('schema');
     summary = runIntegration(acd, file, () => source, (done, total) => progress.update(`batch ${done}/${total}`));
   } catch (e) {
     progress.end();
