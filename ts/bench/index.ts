@@ -10,7 +10,7 @@ import { load } from '../index.js';
 import { FULL_SIZES, QUICK_SIZES, makeSets, scaleSizes, type SetName } from './data.js';
 import { FIGURES, PENDING } from './figures.js';
 import { measureSet, type Ffi } from './measure.js';
-import { importOptional, type OptionalPackage } from './optional.js';
+import { importOptional } from './optional.js';
 import { derive, perBatchOverhead, resultTable, setsTable, sizeTable, targetTable, targets, type Report, type SetReport, type Skipped } from './report.js';
 import { measureSizes } from './sizes.js';
 import { collectGarbage, gcExposed, type Iterations } from './timing.js';
@@ -28,8 +28,6 @@ export interface BenchOptions {
 export interface BenchHooks {
   /** Where the run is (set and iteration), for the CLI's progress on stderr. */
   progress?: (text: string) => void;
-  /** Imports an optional package (the CLI's test hook ACD_BENCH_WITHOUT goes through importOptional). */
-  importer?: (name: OptionalPackage) => Promise<unknown>;
 }
 
 /** Runs every set and returns the report; throws when a reader misread a set or wasm memory leaked. */
@@ -37,7 +35,7 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks = {}): Promise
   const loadBefore = loadavg()[0];
   const started = performance.now();
   const skipped: Skipped[] = [];
-  const ffi = await optionalFfi(hooks.importer ?? importOptional, skipped);
+  const ffi = await optionalFfi(skipped);
   const acd = await load();
   const sizes = measureSizes();
   const it: Iterations = o.quick ? { warmup: 2, samples: 11, minSampleMs: 2, maxReps: 100 } : { warmup: 3, samples: 21, minSampleMs: 5, maxReps: 100 };
@@ -110,9 +108,9 @@ export function skipNote(s: Skipped): string {
 }
 
 /** arrow-js-ffi, or null (and a Skipped entry) when it cannot be imported. */
-async function optionalFfi(importer: (name: OptionalPackage) => Promise<unknown>, skipped: Skipped[]): Promise<Ffi | null> {
+async function optionalFfi(skipped: Skipped[]): Promise<Ffi | null> {
   try {
-    const ffi = (await importer('arrow-js-ffi')) as Partial<Ffi>;
+    const ffi = (await importOptional('arrow-js-ffi')) as Partial<Ffi>;
     if (typeof ffi.parseTable !== 'function') throw new Error('it has no parseTable function');
     return ffi as Ffi;
   } catch (e) {
