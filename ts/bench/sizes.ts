@@ -3,7 +3,7 @@
 // (dist/index.mjs and the chunks of dist/chunks/ it imports), raw and gzipped.
 // What a user's bundle of each entry weighs is ./bundles.ts.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
@@ -27,9 +27,14 @@ export interface Sizes {
 
 const WASM_BASE64 = /AGFzbQ[A-Za-z0-9+/]*={0,2}/; // "\0asm" in base64, to the end of the string
 
-/** Finds this package's dist/index.mjs, from the running CLI or the working directory; null when not built. */
+/**
+ * Finds this package's dist/index.mjs, from the running CLI or the working
+ * directory; null when not built. The CLI's path is resolved through symbolic
+ * links: an installed package runs it as node_modules/.bin/arrow-c-device.
+ */
 export function findBundle(): string | null {
-  const roots = [process.argv[1] ? join(dirname(resolve(process.argv[1])), '..') : '', process.cwd()];
+  const main = process.argv[1] ? realpath(resolve(process.argv[1])) : '';
+  const roots = [main === '' ? '' : join(dirname(main), '..'), process.cwd()];
   for (const root of roots) {
     if (root === '' || !existsSync(join(root, 'package.json'))) continue;
     const name = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name?: string }).name;
@@ -66,6 +71,14 @@ function withImports(entry: string): string[] {
   };
   visit(entry);
   return [...seen];
+}
+
+function realpath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function size(bytes: Uint8Array): Size {

@@ -27,6 +27,8 @@ export interface RoundtripOptions {
   device?: DeviceSpec | Device;
   /** How much the C validator checks on import. */
   validate?: ValidationLevel;
+  /** Called after each batch with the batches done and their number (the CLI's progress). */
+  onBatch?: (done: number, total: number) => void;
 }
 
 export interface RoundtripSummary {
@@ -68,6 +70,7 @@ function measured(acd: CoreRef, options: RoundtripOptions, batches: number,
     } catch (e) {
       errors.push(`batch ${b}: ${(e as Error).message}`);
     }
+    options.onBatch?.(b + 1, batches);
   }
   const after = deviceStats(acd.core);
   const deviceBytes = (t: typeof after) => t.devices.reduce((sum, d) => sum + d.bytesAllocated, 0);
@@ -81,10 +84,13 @@ function measured(acd: CoreRef, options: RoundtripOptions, batches: number,
   };
 }
 
-/** Every batch of an apache-arrow table, exported from and imported into apache-arrow objects. */
+/**
+ * Every batch of an apache-arrow table, exported from and imported into
+ * apache-arrow objects; `onBatch` is called after each (the CLI's progress).
+ */
 export function roundtripTable(acd: CoreRef, table: arrow.Table, file: string, mode: 'copy' | 'view' = 'copy',
-  device: DeviceSpec | Device = 'cpu', validate?: ValidationLevel): RoundtripSummary {
-  const result = measured(acd, { mode, device, validate }, table.batches.length, (b, target, mismatches) => {
+  device: DeviceSpec | Device = 'cpu', validate?: ValidationLevel, onBatch?: (done: number, total: number) => void): RoundtripSummary {
+  const result = measured(acd, { mode, device, validate, onBatch }, table.batches.length, (b, target, mismatches) => {
     const batch = table.batches[b];
     let exported: ExportedArray | undefined;
     let imported: Imported<arrow.RecordBatch> | undefined;

@@ -40,6 +40,8 @@ export interface StreamRoundtripOptions {
   device?: DeviceSpec | Device;
   /** Validation level of each import (the import's default when absent). */
   validate?: ValidationLevel;
+  /** Called after each batch that came back, with the batches back and the number sent (the CLI's progress). */
+  onBatch?: (done: number, total: number) => void;
 }
 
 /**
@@ -67,6 +69,7 @@ export async function roundtripStream(acd: CoreRef, table: arrow.Table, via: Via
     }
     mismatches.push(...schemaDifferences(sent, batch).map((d) => ({ batch: b, column: '(schema)', row: -1, expected: d, found: '' })));
     mismatches.push(...compareBatches(sent, batch, b));
+    options.onBatch?.(b + 1, table.batches.length);
   };
   const checkSchema = (schema: arrow.Schema | null) => {
     if (schema === null) errors.push('no schema came back');
