@@ -18,7 +18,7 @@ export const tsResolve = {
   },
 };
 
-const external = (id) => id === 'apache-arrow' || id.startsWith('apache-arrow/') || id === 'arrow-js-ffi' || id.startsWith('node:');
+const external = (id) => id === 'apache-arrow' || id.startsWith('apache-arrow/') || id === 'arrow-js-ffi' || id === 'fzstd' || id.startsWith('node:');
 const out = process.env.ACD_DIST ?? 'dist';
 const swcPlugin = swc({ swc: { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, sourceMaps: true } });
 
@@ -28,6 +28,7 @@ const BROWSER_MODULES = {
   flatbuffers: 'node_modules/flatbuffers/mjs/flatbuffers.js',
   tslib: 'node_modules/tslib/tslib.es6.mjs',
   'json-with-bigint': 'node_modules/json-with-bigint/json-with-bigint.js',
+  fzstd: 'node_modules/fzstd/esm/index.mjs',
 };
 const browserResolve = {
   name: 'browser-resolve',

@@ -9,6 +9,7 @@ export { compareRaw, rawValues } from './model/raw-values.js';
 export { readIntegrationJson, type IntegrationFile } from './io/json/read.js';
 export { writeIntegrationJson } from './io/json/write.js';
 export { readIpc } from './io/ipc/read.js';
+export { registerCompression } from './io/ipc/arrow-codecs.js';
 export { CDataIntegration, runIntegration, type IntegrationSummary } from './io/integration.js';
 export { isJson, readOwn, roundtripRaw, roundtripTable, type ReaderName, type RoundtripOptions, type RoundtripSummary } from './roundtrip/roundtrip.js';
 export { CANONICAL_EXTENSIONS, extensionOf, type Extension } from './model/extensions.js';

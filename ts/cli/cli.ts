@@ -9,7 +9,7 @@ import { inspectCommand, INSPECT_USAGE } from './inspect.js';
 import { playgroundCommand, PLAYGROUND_USAGE } from './playground.js';
 // Only from the library's public entry: the CLI bundle uses dist/index.mjs, never a second copy of it.
 import {
-  ArrowCDeviceError, load, parseDevice, roundtripRaw, roundtripStream, roundtripTable, runIntegration, toArrowTable,
+  ArrowCDeviceError, load, parseDevice, registerCompression, roundtripRaw, roundtripStream, roundtripTable, runIntegration, toArrowTable,
   type ArrowCDevice, type Device, type IntegrationSummary, type RoundtripSummary, type ValidationLevel, type Via,
 } from '../index.js';
 import { readBytes } from './files.js';
@@ -133,6 +133,8 @@ async function roundtripFile(acd: ArrowCDevice, args: Args): Promise<Summary> {
 
   let table: arrow.Table;
   try {
+    // LZ4_FRAME and ZSTD bodies (pyarrow's Feather files are LZ4 by default).
+    registerCompression();
     table = arrow.tableFromIPC(bytes);
   } catch (e) {
     if (args.reader === 'apache-arrow') throw new UsageError(`${args.file} is not readable by apache-arrow: ${(e as Error).message}`);

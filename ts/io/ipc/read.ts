@@ -98,7 +98,7 @@ function readMessage(bytes: Uint8Array, at: number, index: number, block?: { met
 /** Dictionaries by id, as the messages define, replace and extend them. */
 class DictionaryState {
   private readonly current = new Map<bigint, RawArray>();
-  private readonly budget = { unbacked: 0 };
+  private readonly budget = { unbacked: 0, decompressed: 0 };
 
   constructor(private readonly ipc: IpcSchema, private readonly fileFormat: boolean) {}
 
@@ -255,8 +255,9 @@ function readFile(bytes: Uint8Array): IntegrationFile {
  * applied in order). Buffers are views of `bytes`: keep it unchanged while the
  * result is used. Throws ArrowCDeviceError naming the message and buffer:
  * EINVAL for malformed input, ENOSYS for what is valid but not supported here
- * (big-endian data, compressed bodies, pre-1.0 unions with nulls, metadata
- * before V4).
+ * (big-endian data, pre-1.0 unions with nulls, metadata before V4). Bodies
+ * compressed with LZ4_FRAME or ZSTD are decompressed (docs/ipc.md): those
+ * buffers are copies, the others views.
  */
 export function readIpc(bytes: Uint8Array): IntegrationFile {
   if (hasMagic(bytes, 0)) return readFile(bytes);
