@@ -2,7 +2,9 @@
 // → the project's schema and raw arrays, for every type of the spec and
 // independent of apache-arrow: the file format (ARROW1 magic, footer) and the
 // stream format, with or without the 0xFFFFFFFF continuation marker (streams
-// before 0.15 have none). Buffers are views of the input bytes.
+// before 0.15 have none). Buffers are views of the input bytes, except those
+// of bodies compressed with LZ4_FRAME or ZSTD (./compression.ts), which are
+// decompressed copies.
 
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../../abi/errors.js';
 import type { IntegrationFile } from '../json/read.js';
