@@ -2,9 +2,12 @@
 // compression.ts) on frames made by hand (test/compression-helpers.ts):
 // what they decode, and the errors for every truncation, wrong lengths and
 // checksums, matches out of range, and claims refused before allocating;
-// and registerCompression's effect on apache-arrow's registry. Files written
+// and registerCompression's effect on apache-arrow's registry (and that
+// importing the built package has none). Files written
 // by pyarrow are test/cross-compression.test.ts's.
 import { afterEach, describe, expect, test } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { compressionRegistry, CompressionType, type Codec } from 'apache-arrow';
 import { ArrowCDeviceError, errnoName } from '../ts/abi/errors.js';
 import { registerCompression } from '../ts/io/ipc/arrow-codecs.js';
@@ -172,6 +175,17 @@ describe('registerCompression', () => {
   const saved = [CompressionType.LZ4_FRAME, CompressionType.ZSTD].map((t) => [t, compressionRegistry.get(t)] as const);
   afterEach(() => {
     for (const [t, c] of saved) compressionRegistry.set(t, c as Codec);
+  });
+
+  test('importing the package registers nothing; registerCompression does', () => {
+    const script = `import * as arrow from 'apache-arrow';
+      const acd = await import(${JSON.stringify(resolve(__dirname, '..', 'dist', 'index.mjs'))});
+      const has = () => [arrow.CompressionType.LZ4_FRAME, arrow.CompressionType.ZSTD].map((t) => arrow.compressionRegistry.get(t) !== null);
+      const before = has();
+      console.log(JSON.stringify({ before, registered: acd.registerCompression(), after: has() }));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: resolve(__dirname, '..'), encoding: 'utf8', timeout: 60_000 });
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    expect(JSON.parse(r.stdout)).toEqual({ before: [false, false], registered: ['LZ4_FRAME', 'ZSTD'], after: [true, true] });
   });
 
   test('registers decoders where none is, once; an application\'s decoder is kept, its encoder too', () => {
