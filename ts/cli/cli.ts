@@ -22,7 +22,8 @@ const USAGE = `usage:
   arrow-c-device roundtrip FILE [--via array|stream|async] [--mode copy|view]
                            [--device TYPE[:ID]] [--validate none|minimal|default|full]
                            [--reader auto|apache-arrow|own] [--json]
-      read an Arrow IPC file or stream, or integration JSON (.json, .json.gz);
+      read an Arrow IPC file (Feather v2 too) or stream, with LZ4 or ZSTD
+      compressed bodies or none, or integration JSON (.json, .json.gz);
       every file is first read by this library's reader, which bounds every
       length by the input, and checked at the --validate level (default
       full): what is not Arrow data (an empty file, no schema message, a bad
