@@ -27,7 +27,7 @@ export const tsResolve = {
 /** The package's entries: package.json "exports" maps "." to index and "./NAME" to each other one. */
 export const ENTRIES = ['index', 'ipc', 'json', 'integration', 'roundtrip', 'inspect', 'fixtures'];
 
-const external = (id) => id === 'apache-arrow' || id.startsWith('apache-arrow/') || id === 'arrow-js-ffi' || id.startsWith('node:');
+const external = (id) => id === 'apache-arrow' || id.startsWith('apache-arrow/') || id === 'arrow-js-ffi' || id === 'fzstd' || id.startsWith('node:');
 const out = process.env.ACD_DIST ?? 'dist';
 const swcPlugin = swc({ swc: { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } } });
 
@@ -68,6 +68,7 @@ const BROWSER_MODULES = {
   flatbuffers: 'node_modules/flatbuffers/mjs/flatbuffers.js',
   tslib: 'node_modules/tslib/tslib.es6.mjs',
   'json-with-bigint': 'node_modules/json-with-bigint/json-with-bigint.js',
+  fzstd: 'node_modules/fzstd/esm/index.mjs',
 };
 const browserResolve = {
   name: 'browser-resolve',
@@ -104,10 +105,11 @@ export default [
     output: { dir: out, format: 'es', entryFileNames: '[name].mjs', chunkFileNames: 'chunks/[name]-[hash].mjs', sourcemap: false },
   },
   {
-    input: { 'playground/apache-arrow': 'apache-arrow' },
-    // apache-arrow's own names may be shortened: only the page uses this copy.
+    // apache-arrow and fzstd (the IPC reader's ZSTD decoder) for the page's
+    // import map; their own names may be shortened: only the page uses these copies.
+    input: { 'playground/apache-arrow': 'apache-arrow', 'playground/fzstd': 'fzstd' },
     plugins: [browserResolve, minifyPlugin(true)],
-    output: { dir: out, format: 'es', entryFileNames: '[name].mjs', sourcemap: false },
+    output: { dir: out, format: 'es', entryFileNames: '[name].mjs', chunkFileNames: 'playground/[name]-[hash].mjs', sourcemap: false },
   },
   types('d.ts'),
   types('d.cts'),

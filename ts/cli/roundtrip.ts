@@ -9,6 +9,7 @@ import {
   type ArrowCDevice, type Device, type RawArray, type ValidationLevel,
 } from '../index.js';
 import { runIntegration, type IntegrationSummary } from '../integration.js';
+import { registerCompression } from '../ipc.js';
 import { roundtripRaw, roundtripStream, roundtripTable, type RoundtripSummary, type Via } from '../roundtrip.js';
 import { readBytes } from './files.js';
 import { readChecked, readersDisagree, UsageError } from './input.js';
@@ -25,9 +26,9 @@ export const ROUNDTRIP: CommandSpec = {
   name: 'roundtrip',
   args: 'FILE',
   positionals: { max: 1, required: 'FILE' },
-  summary: 'send every batch of an Arrow IPC file or stream, or integration JSON, through the C Device Data Interface and back, and compare',
+  summary: 'send every batch of an Arrow IPC file (Feather v2 too) or stream, LZ4/ZSTD-compressed or not, or integration JSON, through the C Device Data Interface and back, and compare',
   description: [
-    'Reads an Arrow IPC file or stream, or integration JSON (.json, .json.gz), sends every batch through the C Device Data ' +
+    'Reads an Arrow IPC file (Feather v2 too) or stream, with LZ4- or ZSTD-compressed bodies or none, or integration JSON (.json, .json.gz), sends every batch through the C Device Data ' +
       'Interface (exported into wasm memory, imported back), compares it value by value and checks that nothing leaked.',
     'The input is untrusted: every file is first read by this library\'s own reader, which bounds every length by the ' +
       'input, and every batch is checked at the --validate level; what is not Arrow data (an empty file, no schema ' +
@@ -150,6 +151,8 @@ async function roundtripFile(acd: ArrowCDevice, args: Args, progress: Progress):
   progress.step('reading with apache-arrow');
   let table: arrow.Table;
   try {
+    // LZ4_FRAME and ZSTD bodies (pyarrow's Feather files are LZ4 by default).
+    registerCompression();
     table = arrow.tableFromIPC(bytes);
   } catch (e) {
     if (args.reader === 'apache-arrow') throw new UsageError(`${args.file} is not readable by apache-arrow: ${(e as Error).message}`, { cause: e });

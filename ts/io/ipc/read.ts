@@ -2,7 +2,9 @@
 // → the project's schema and raw arrays, for every type of the spec and
 // independent of apache-arrow: the file format (ARROW1 magic, footer) and the
 // stream format, with or without the 0xFFFFFFFF continuation marker (streams
-// before 0.15 have none). Buffers are views of the input bytes.
+// before 0.15 have none). Buffers are views of the input bytes, except those
+// of bodies compressed with LZ4_FRAME or ZSTD (./compression.ts), which are
+// decompressed copies.
 
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../../abi/errors.js';
 import type { IntegrationFile } from '../json/read.js';
@@ -98,7 +100,7 @@ function readMessage(bytes: Uint8Array, at: number, index: number, block?: { met
 /** Dictionaries by id, as the messages define, replace and extend them. */
 class DictionaryState {
   private readonly current = new Map<bigint, RawArray>();
-  private readonly budget = { unbacked: 0 };
+  private readonly budget = { unbacked: 0, decompressed: 0 };
 
   constructor(private readonly ipc: IpcSchema, private readonly fileFormat: boolean) {}
 
@@ -255,8 +257,9 @@ function readFile(bytes: Uint8Array): IntegrationFile {
  * applied in order). Buffers are views of `bytes`: keep it unchanged while the
  * result is used. Throws ArrowCDeviceError naming the message and buffer:
  * EINVAL for malformed input, ENOSYS for what is valid but not supported here
- * (big-endian data, compressed bodies, pre-1.0 unions with nulls, metadata
- * before V4).
+ * (big-endian data, pre-1.0 unions with nulls, metadata before V4). Bodies
+ * compressed with LZ4_FRAME or ZSTD are decompressed (docs/ipc.md): those
+ * buffers are copies, the others views.
  */
 export function readIpc(bytes: Uint8Array): IntegrationFile {
   if (hasMagic(bytes, 0)) return readFile(bytes);
