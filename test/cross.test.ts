@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ArrowCDevice } from '../ts/api.js';
-import { ArrowCDeviceError, errnoName } from '../ts/abi/errors.js';
+import { ArrowCDeviceError } from '../ts/abi/errors.js';
 import { writeSchema } from '../ts/model/schema.js';
 import { recordBatchField } from '../ts/model/types.js';
 import { concatRaw } from '../ts/io/ipc/concat.js';
@@ -201,7 +201,7 @@ describe('what the reader refuses', () => {
         error = e;
       }
       expect([format, error]).toEqual([format, expect.any(ArrowCDeviceError)]);
-      expect(errnoName((error as ArrowCDeviceError).code)).toBe(f.error!.code);
+      expect((error as ArrowCDeviceError).code).toBe(f.error!.code);
       expect((error as ArrowCDeviceError).message).toContain(f.error!.message);
       expect((error as ArrowCDeviceError).message).toMatch(/^message \d+ \((record|dictionary) batch\): the body is compressed with/);
     }

@@ -81,7 +81,7 @@ export function releaseThrough(space: AddressSpace, struct: ReleasableStruct, pt
       return 0;
     } catch (e) {
       // Refused before anything ran (another signature): as a release of the wrong kind below.
-      if (!(e instanceof ArrowCDeviceError && e.code === EINVAL)) throw e;
+      if (!(e instanceof ArrowCDeviceError && e.errno === EINVAL)) throw e;
     }
   }
   s.setPtr(kind, at, 'release', 0);

@@ -7,7 +7,7 @@ import createAcdCore from './generated/core.js';
 import type { CoreExports } from './core-exports.js';
 import { DEVICE_EXPORTS, type DeviceExports } from './device-exports.js';
 import { STREAM_EXPORTS, type StreamExports } from './stream-exports.js';
-import { ArrowCDeviceError, EINVAL } from './errors.js';
+import { ArrowCDeviceError, EINVAL, ENOMEM, type ErrorDetails, type ErrorLevel } from './errors.js';
 import { wasm32 } from './generated/layout.js';
 import { MemorySpace, type FunctionTable, type ReleasableStruct } from './address-space.js';
 import type { StructReader } from './structs.js';
@@ -35,6 +35,9 @@ function signatureCodes(slots: readonly string[]): Uint8Array {
   for (let i = 1; i < slots.length; i++) codes[i] = SIGNATURE_CODES[slots[i]] ?? 0;
   return codes;
 }
+
+/** The names of the C validator's levels (enum AcdValidationLevel), for errors. */
+const VALIDATION_LEVELS: readonly ErrorLevel[] = ['none', 'minimal', 'default', 'full'];
 
 export interface LoadOptions {
   /** The wasm binary, when the caller wants to supply it (it is embedded by default). */
@@ -176,14 +179,14 @@ export class Core {
     return this.m.bytesAllocated();
   }
 
-  /** Throws the core's last error when code is not 0. */
-  check(code: number, context?: string): void {
-    if (code !== 0) throw this.error(code, this.m.lastError(), context);
+  /** Throws the core's last error when code is not 0 (with the struct path the core reports). */
+  check(code: number, context?: string, details: ErrorDetails = {}): void {
+    if (code !== 0) throw this.error(code, this.m.lastError(), context, { ...details, path: this.m.lastErrorPath() });
   }
 
   /** The one funnel from a C error code and message to an ArrowCDeviceError. */
-  private error(code: number, message: string, context?: string): ArrowCDeviceError {
-    return new ArrowCDeviceError(context ? `${context}: ${message}` : message, code);
+  private error(code: number, message: string, context: string | undefined, details: ErrorDetails): ArrowCDeviceError {
+    return new ArrowCDeviceError(context ? `${context}: ${message}` : message, code, details);
   }
 
   /** The named functions of the module, in an object that holds only them (never the module). */
@@ -201,7 +204,7 @@ export class Core {
   /** Allocates size zeroed bytes (counted); throws when out of memory. */
   alloc(size: number): number {
     const ptr = this.m.alloc(size);
-    if (ptr === 0) throw new ArrowCDeviceError(`out of wasm memory allocating ${size} bytes`, 48);
+    if (ptr === 0) throw new ArrowCDeviceError(`out of wasm memory allocating ${size} bytes`, ENOMEM);
     return ptr;
   }
 
@@ -223,7 +226,7 @@ export class Core {
   /** Allocates buffer i of an array made by arrayInit; returns its address. */
   arrayAllocateBuffer(array: number, i: number, size: number): number {
     const ptr = this.m.arrayAllocateBuffer(array, i, size);
-    if (ptr === 0) this.check(48);
+    if (ptr === 0) this.check(ENOMEM);
     return ptr;
   }
 
@@ -258,7 +261,7 @@ export class Core {
    * library owns), which saves walking it twice.
    */
   arrayValidate(schema: number, array: number, level: number, schemaValid = false): void {
-    this.check(this.m.arrayValidate(schema, array, level, schemaValid));
+    this.check(this.m.arrayValidate(schema, array, level, schemaValid), undefined, { level: VALIDATION_LEVELS[level] });
   }
 
   /**
@@ -349,7 +352,7 @@ export class Core {
 
   /** Throws the stream exports' last error when code is not 0. */
   checkStream(code: number, context?: string): void {
-    if (code !== 0) throw this.error(code, this.stream.streamLastError(), context);
+    if (code !== 0) throw this.error(code, this.stream.streamLastError(), context, {});
   }
 
   // ==== devices (issue 4): the exports of csrc/device/bindings.cpp ===========
@@ -366,7 +369,7 @@ export class Core {
 
   /** Throws the device exports' last error when code is not 0. */
   checkDevice(code: number, context?: string): void {
-    if (code !== 0) throw this.error(code, this.device.deviceLastError(), context);
+    if (code !== 0) throw this.error(code, this.device.deviceLastError(), context, { path: this.device.deviceLastErrorPath() });
   }
 }
 

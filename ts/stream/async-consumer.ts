@@ -140,7 +140,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
       this.imported?.release();
       this.imported = null;
       const f = failure(e);
-      return this.failLocally(new ArrowCDeviceError(`on_schema: ${f.message}`, f.code));
+      return this.failLocally(new ArrowCDeviceError(`on_schema: ${f.message}`, f.errno, f.details));
     }
     this.request(this.window); // valid from inside on_schema
     this.notify();
@@ -167,7 +167,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
       copy = calls.alloc(size); // in the producer's memory: its extract_data reads it
     } catch (e) {
       const f = failure(e);
-      return this.failLocally(new ArrowCDeviceError(f.message, f.code));
+      return this.failLocally(new ArrowCDeviceError(f.message, f.errno, f.details));
     }
     calls.space.bytes.copyWithin(copy, task, task + size);
     let decoded: Metadata | null = null;
@@ -178,7 +178,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
         this.discard(copy);
         calls.free(copy);
         const f = failure(e);
-        return this.failLocally(new ArrowCDeviceError(`on_next_task: ${f.message}`, f.code));
+        return this.failLocally(new ArrowCDeviceError(`on_next_task: ${f.message}`, f.errno, f.details));
       }
     }
     this.queue.push({ task: copy, metadata: decoded });
@@ -207,7 +207,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   private failLocally(error: ArrowCDeviceError): number {
     this.error ??= error;
     this.notify();
-    return error.code;
+    return error.errno;
   }
 
   private request(n: bigint): void {
@@ -294,7 +294,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
           value = this.take(entry);
         } catch (e) {
           const f = failure(e);
-          this.error ??= new ArrowCDeviceError(`batch ${this.taken}: ${f.message}`, f.code);
+          this.error ??= new ArrowCDeviceError(`batch ${this.taken}: ${f.message}`, f.errno, f.details);
           this.cancel();
           continue;
         }

@@ -126,7 +126,7 @@ function jsonSafe(stats: ProducerStats): ProducerStats {
   Object.defineProperty(stats, 'toJSON', {
     value: () => ({
       ...stats, requested: stats.requested.toString(),
-      error: stats.error === null ? null : { name: stats.error.name, code: stats.error.code, message: stats.error.message },
+      error: stats.error === null ? null : stats.error.toJSON(),
     }),
   });
   return stats;
@@ -231,7 +231,7 @@ class AsyncProducer implements ProducerCallbacks {
       }
     } catch (e) {
       const f = failure(e);
-      const error = new ArrowCDeviceError(f.message, f.code === 0 ? EIO : f.code);
+      const error = new ArrowCDeviceError(f.message, f.errno === 0 ? EIO : f.errno, f.details);
       try {
         if (this.finished) {
           this.stats.error ??= error; // release threw: nothing more to call
@@ -304,7 +304,7 @@ class AsyncProducer implements ProducerCallbacks {
       checkBatch(this.field!, batch);
     } catch (e) {
       const f = failure(e);
-      throw new ArrowCDeviceError(`batch ${this.index}: ${f.message}`, f.code);
+      throw new ArrowCDeviceError(`batch ${this.index}: ${f.message}`, f.errno, f.details);
     }
     const metadata = t.metadata(this.options.taskMetadata?.(batch, this.index) ?? null);
     let task: number;
@@ -340,7 +340,7 @@ class AsyncProducer implements ProducerCallbacks {
     this.stats.error = error;
     const message = this.target.cString(error.message);
     try {
-      this.call('on_error', () => this.target.onError(this.handler, error.code, message));
+      this.call('on_error', () => this.target.onError(this.handler, error.errno, message));
     } finally {
       this.target.free(message);
     }

@@ -231,7 +231,7 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
       st.calls.releaseArray(arrayAt); // still ours: the import moved nothing
       finish(st);
       const f = failure(e);
-      throw new ArrowCDeviceError(`batch ${this.count}: ${f.message}`, f.code);
+      throw new ArrowCDeviceError(`batch ${this.count}: ${f.message}`, f.errno, f.details);
     }
     this.count++;
     if ((this.options.mode ?? 'copy') === 'view') st.handles.push(handle);
