@@ -260,7 +260,7 @@ export function decodeMetadataAt(space: Pick<AddressSpace, 'bytes'>, address: nu
   try {
     return decodeMetadataCounted(memory.subarray(address), budget);
   } catch (e) {
-    if (e instanceof ArrowCDeviceError) throw new ArrowCDeviceError(`${what}: ${e.message}`, e.errno, { ...e.toJSON(), path: e.path ?? what });
+    if (e instanceof ArrowCDeviceError) throw new ArrowCDeviceError(`${what}: ${e.message}`, e.errno, { path: e.path ?? what, level: e.level, layout: e.layout });
     throw e;
   }
 }
