@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import type { ArrowCDevice } from '../ts/api.js';
 import { ImageSpace } from '../ts/abi/address-space.js';
-import { ArrowCDeviceError, EINVAL, ENOSYS } from '../ts/abi/errors.js';
+import { ArrowCDeviceError, EINVAL, EIO, ENOMEM, ENOSYS, ERANGE, withContext } from '../ts/abi/errors.js';
 import { lp64 } from '../ts/abi/generated/layout.js';
 import { readField } from '../ts/model/schema.js';
 import { readRaw } from '../ts/model/raw.js';
@@ -157,6 +157,25 @@ describe('the TypeScript readers report the path', () => {
     from.space.structs.setPtr('ArrowSchema', at, 'release', 1);
     const e = libraryError(() => acd.importSchema(at, { from }));
     expect([e.message, e.path, e.layout]).toEqual(['producer: schema.format: expected a string, found NULL', 'schema.format', undefined]);
+  });
+});
+
+describe('the class', () => {
+  test('JSON.stringify gives name, code, errno, message and the details that are set', () => {
+    const e = new ArrowCDeviceError('root.children[0].length: bad', EINVAL, { path: 'root.children[0].length', level: 'full', layout: 'lp64' });
+    expect(JSON.parse(JSON.stringify(e))).toEqual({
+      name: 'ArrowCDeviceError', code: 'EINVAL', errno: 28, message: 'root.children[0].length: bad',
+      path: 'root.children[0].length', level: 'full', layout: 'lp64',
+    });
+    expect(JSON.parse(JSON.stringify(new ArrowCDeviceError('plain', ENOMEM)))).toEqual({ name: 'ArrowCDeviceError', code: 'ENOMEM', errno: ENOMEM, message: 'plain' });
+    // Details that do not apply are absent, not undefined.
+    expect(Object.keys(new ArrowCDeviceError('plain'))).not.toContain('path');
+  });
+
+  test('withContext keeps errno, path, level and layout', () => {
+    const e = withContext(new ArrowCDeviceError('bad', ERANGE, { path: 'array.buffers[1]', level: 'default', layout: 'wasm32' }), 'batch 2');
+    expect(e.toJSON()).toEqual({ name: 'ArrowCDeviceError', code: 'ERANGE', errno: ERANGE, message: 'batch 2: bad', path: 'array.buffers[1]', level: 'default', layout: 'wasm32' });
+    expect(withContext(e, 'x', EIO).code).toBe('EIO');
   });
 });
 

@@ -3,7 +3,7 @@ import * as arrow from 'apache-arrow';
 import {
   fromArrowField, fromArrowSchema, fromArrowType, toArrowField, toArrowSchema, toArrowType,
 } from '../ts/arrow-js/arrow-types.js';
-import { ArrowCDeviceError, EINVAL, EIO, ENOMEM, ENOSYS, ERANGE, errnoName, withContext } from '../ts/abi/errors.js';
+import { ArrowCDeviceError, EINVAL, ENOSYS, errnoName } from '../ts/abi/errors.js';
 import {
   ARROW_FLAG_DICTIONARY_ORDERED, ARROW_FLAG_MAP_KEYS_SORTED, ARROW_FLAG_NULLABLE,
   flagsOf, formatOf, parseFormat, typeFromFormat,
@@ -249,22 +249,6 @@ describe('errors', () => {
     expect([new ArrowCDeviceError('x', 999).code, new ArrowCDeviceError('x', 999).errno]).toEqual(['E999', 999]);
   });
 
-  test('JSON.stringify gives name, code, errno, message and the details that are set', () => {
-    const e = new ArrowCDeviceError('root.children[0].length: bad', EINVAL, { path: 'root.children[0].length', level: 'full', layout: 'lp64' });
-    expect(JSON.parse(JSON.stringify(e))).toEqual({
-      name: 'ArrowCDeviceError', code: 'EINVAL', errno: 28, message: 'root.children[0].length: bad',
-      path: 'root.children[0].length', level: 'full', layout: 'lp64',
-    });
-    expect(JSON.parse(JSON.stringify(new ArrowCDeviceError('plain', ENOMEM)))).toEqual({ name: 'ArrowCDeviceError', code: 'ENOMEM', errno: ENOMEM, message: 'plain' });
-    // Details that do not apply are absent, not undefined.
-    expect(Object.keys(new ArrowCDeviceError('plain'))).not.toContain('path');
-  });
-
-  test('withContext keeps errno, path, level and layout', () => {
-    const e = withContext(new ArrowCDeviceError('bad', ERANGE, { path: 'array.buffers[1]', level: 'default', layout: 'wasm32' }), 'batch 2');
-    expect(e.toJSON()).toEqual({ name: 'ArrowCDeviceError', code: 'ERANGE', errno: ERANGE, message: 'batch 2: bad', path: 'array.buffers[1]', level: 'default', layout: 'wasm32' });
-    expect(withContext(e, 'x', EIO).code).toBe('EIO');
-  });
 });
 
 describe('apache-arrow conversion', () => {

@@ -9,6 +9,7 @@
 
 import { ArrowCDeviceError, EINVAL, ENOSYS } from './errors.js';
 import type { Layout, StructName } from './layout-types.js';
+import { checkOptions, optionKeys } from './option-keys.js';
 import { StructReader } from './structs.js';
 
 /** How memory is allocated and freed in a space. */
@@ -101,6 +102,8 @@ export interface MemorySpaceOptions {
   wasmTable?: WebAssembly.Table | null;
 }
 
+export const MEMORY_SPACE_OPTION_KEYS = optionKeys<MemorySpaceOptions>()(['name', 'memory', 'layout', 'table', 'allocator', 'release', 'wasmTable']);
+
 /** A space over a wasm instance's linear memory, which may grow (views are renewed then). */
 export class MemorySpace implements AddressSpace {
   readonly name: string;
@@ -118,6 +121,7 @@ export class MemorySpace implements AddressSpace {
   readonly #release: ((struct: ReleasableStruct, ptr: number) => number) | undefined;
 
   constructor(options: MemorySpaceOptions) {
+    checkOptions('MemorySpace', options, MEMORY_SPACE_OPTION_KEYS);
     this.name = options.name;
     this.layout = options.layout;
     this.memory = options.memory;

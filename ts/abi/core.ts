@@ -13,7 +13,8 @@ import { MemorySpace, type FunctionTable, type ReleasableStruct } from './addres
 import type { StructReader } from './structs.js';
 import { TABLE_SIGNATURES } from './generated/wasm-table.js';
 import { parseTableSignatures } from './wasm-table.js';
-import { checkLinkedModule, type AttachOptions } from './attach.js';
+import { ATTACH_OPTION_KEYS, checkLinkedModule, type AttachOptions } from './attach.js';
+import { checkOptions, optionKeys } from './option-keys.js';
 
 interface EmscriptenModule extends CoreExports {
   asm: { memory: WebAssembly.Memory; __indirect_function_table: WebAssembly.Table };
@@ -43,6 +44,8 @@ export interface LoadOptions {
   /** The wasm binary, when the caller wants to supply it (it is embedded by default). */
   wasmBinary?: ArrayBuffer | Uint8Array;
 }
+
+export const LOAD_OPTION_KEYS = optionKeys<LoadOptions>()(['wasmBinary']);
 
 /**
  * Whatever holds a loaded core (an ArrowCDevice does): the stream, device and
@@ -104,12 +107,9 @@ export class Core {
   }
 
   static async load(options: LoadOptions = {}): Promise<Core> {
-    // An option it does not know is an error, not silently ignored: { memory } was once taken for a way to read another module.
-    const unknown = Object.keys(options ?? {}).filter((k) => k !== 'wasmBinary');
-    if (unknown.length > 0) {
-      throw new ArrowCDeviceError(`load: unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')} (the only one is wasmBinary); ` +
-        "to read or write another module's memory, use acd.foreign({ memory, table, malloc, free }) with { from } / { into }, or link the core into it (ArrowCDevice.attach)", EINVAL);
-    }
+    // { memory } was once taken for a way to read another module: the hint says what does that.
+    checkOptions('load', options, LOAD_OPTION_KEYS,
+      "to read or write another module's memory, use acd.foreign({ memory, table, malloc, free }) with { from } / { into }, or link the core into it (ArrowCDevice.attach)");
     // The embedded binary's table was parsed at build time; a supplied one
     // is parsed here, with the same parser.
     let slots = TABLE_SIGNATURES.split(',');
@@ -132,6 +132,7 @@ export class Core {
    * module again returns the same Core.
    */
   static attach(module: object, options: AttachOptions = {}): Core {
+    checkOptions('attach', options, ATTACH_OPTION_KEYS);
     const known = typeof module === 'object' && module !== null ? Core.#attached.get(module) : undefined;
     if (known !== undefined) return known;
     const linked = checkLinkedModule(module, options);

@@ -4,6 +4,7 @@
 
 import type { MemorySpace } from '../abi/address-space.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
+import { optionKeys } from '../abi/option-keys.js';
 import type { StructReader } from '../abi/structs.js';
 import type { ImportMode, RawArray } from '../model/raw.js';
 import type { Conversion, Field } from '../model/types.js';
@@ -51,6 +52,8 @@ export interface ImportOptions {
    */
   convert?: readonly Conversion[];
 }
+
+export const IMPORT_OPTION_KEYS = optionKeys<ImportOptions>()(['from', 'mode', 'inPlace', 'requestedSchema', 'validate', 'convert']);
 
 /** A raw import: the field and the array as its C buffers and children. */
 export interface RawImport {

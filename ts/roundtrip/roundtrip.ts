@@ -17,6 +17,7 @@ import { readIntegrationJson, type IntegrationFile } from '../io/json/read.js';
 import { rawValues, show } from '../model/raw-values.js';
 import type { RawArray } from '../model/raw.js';
 import { fieldsEqual, metadataEqual, recordBatchField, typeToString, typesEqual, type Field } from '../model/types.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 
 /** Which reader made the batches: apache-arrow, this library's IPC reader, or its JSON reader. */
 export type ReaderName = 'apache-arrow' | 'own' | 'json';
@@ -28,6 +29,8 @@ export interface RoundtripOptions {
   /** How much the C validator checks on import. */
   validate?: ValidationLevel;
 }
+
+export const ROUNDTRIP_OPTION_KEYS = optionKeys<RoundtripOptions>()(['mode', 'device', 'validate']);
 
 export interface RoundtripSummary {
   ok: boolean;
@@ -104,6 +107,7 @@ export function roundtripTable(acd: CoreRef, table: arrow.Table, file: string, m
 /** Every batch of a raw file (integration JSON, or IPC read by this library), through raw export and import. */
 export function roundtripRaw(acd: CoreRef, file: IntegrationFile, name: string, options: RoundtripOptions = {},
   reader: ReaderName = 'own'): RoundtripSummary {
+  checkOptions('roundtripRaw', options, ROUNDTRIP_OPTION_KEYS);
   const field = recordBatchField(file.schema);
   const mode = options.mode ?? 'copy';
   const result = measured(acd, options, file.batches.length, (b, device, mismatches) => {

@@ -22,6 +22,7 @@ import { exportDeviceArrayStream, importDeviceArrayStream } from '../stream/pull
 import { fieldsEqual } from '../model/types.js';
 
 import type { RoundtripSummary } from './roundtrip.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 
 export type Via = 'stream' | 'async';
 
@@ -42,12 +43,15 @@ export interface StreamRoundtripOptions {
   validate?: ValidationLevel;
 }
 
+export const STREAM_ROUNDTRIP_OPTION_KEYS = optionKeys<StreamRoundtripOptions>()(['file', 'device', 'validate']);
+
 /**
  * Sends every batch of table through the pull stream or the async device
  * stream and back (TS → C → TS), compares them and checks for leaks.
  */
 export async function roundtripStream(acd: CoreRef, table: arrow.Table, via: Via, mode: 'copy' | 'view',
   options: StreamRoundtripOptions = {}): Promise<StreamRoundtripSummary> {
+  checkOptions('roundtripStream', options, STREAM_ROUNDTRIP_OPTION_KEYS);
   const core = acd.core;
   const rt = streamRuntime(core);
   const device = streamDevice(options.device);

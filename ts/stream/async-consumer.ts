@@ -11,12 +11,13 @@ import { toArrowSchema } from '../arrow-js/arrow-types.js';
 import type { CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
 import { asyncDispose, dispose } from '../abi/handles.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 import { ForeignModule } from '../foreign/module.js';
 import { decodeMetadataAt } from '../model/metadata.js';
 import { coreAsyncCalls, foreignAsyncCalls, type AsyncCalls } from './async-calls.js';
 import { extractTask } from './async-extract.js';
 import { failure } from './runtime.js';
-import type { StreamImportOptions } from './pull.js';
+import { STREAM_IMPORT_OPTION_KEYS, type StreamImportOptions } from './pull.js';
 import type { Metadata } from '../model/types.js';
 
 // WASI numbering, as in errors.ts: on_schema's answer after cancel.
@@ -37,6 +38,7 @@ export interface AsyncConsumerOptions extends Omit<StreamImportOptions, 'from'> 
   /** How many batches may be requested ahead of the ones taken (default 4). */
   window?: number;
 }
+export const ASYNC_CONSUMER_OPTION_KEYS = optionKeys<AsyncConsumerOptions>()([...STREAM_IMPORT_OPTION_KEYS, 'window']);
 
 interface QueuedTask {
   task: number;
@@ -88,6 +90,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   private taken = 0;
 
   constructor(private readonly acd: CoreRef, options: AsyncConsumerOptions = {}) {
+    checkOptions('asyncConsumer', options, ASYNC_CONSUMER_OPTION_KEYS);
     const { window: _window, from, ...importOptions } = options;
     if (from !== undefined && !(from instanceof ForeignModule)) {
       throw new ArrowCDeviceError('from: expected a ForeignModule (acd.foreign()): the handler is installed in its table', EINVAL);

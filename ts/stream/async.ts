@@ -14,6 +14,7 @@ import * as arrow from 'apache-arrow';
 import type { CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
 import type { ForeignModule } from '../foreign/module.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 import { coreTarget, intoTarget, type AsyncTarget } from './async-targets.js';
 import { batchField, checkBatch, schemaField, sourceSchema, streamDevice, type Device, type DeviceSpec } from './batches.js';
 import { failure, streamRuntime, type ProducerCallbacks, type StreamRuntime } from './runtime.js';
@@ -53,6 +54,8 @@ export interface ProduceAsyncOptions {
    */
   into?: ForeignModule;
 }
+
+export const PRODUCE_ASYNC_OPTION_KEYS = optionKeys<ProduceAsyncOptions>()(['schema', 'device', 'additionalMetadata', 'taskMetadata', 'into']);
 
 /**
  * What a producer did, for tests and summaries. JSON-safe: JSON.stringify
@@ -110,6 +113,7 @@ function toAsync<T>(it: Iterator<T>): AsyncIterator<T> {
  * frees it after calling the handler's release.
  */
 export function produceAsync(acd: CoreRef, handler: number, source: AsyncBatchSource, options: ProduceAsyncOptions = {}): Production {
+  checkOptions('produceAsync', options, PRODUCE_ASYNC_OPTION_KEYS);
   const p = new AsyncProducer(acd, handler, source, options);
   // The promise itself is what `await produceAsync(...)` gives: the final stats.
   return Object.assign(p.done.then((stats) => stats), { done: p.done, stats: p.stats });
