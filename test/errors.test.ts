@@ -124,6 +124,23 @@ describe('the TypeScript readers report the path', () => {
     exported.release();
   });
 
+  test("what apache-arrow would read out of bounds: the node's path (the check before it gets an array)", () => {
+    mark();
+    const exported = acd.exportBatch(batch());
+    acd.core.structs.setI64('ArrowArray', exported.array, 'length', 1500);
+    const e = libraryError(() => acd.importBatch(exported.schema, exported.array, { validate: 'none' }));
+    expect([e.message, e.path]).toEqual(['array.children[0]: length 3 is shorter than the 1500 slots the struct refers to', 'array.children[0]']);
+    exported.release();
+  });
+
+  test("a device array that the policy refuses: the field's path", () => {
+    mark();
+    const exported = acd.exportDeviceBatch(batch(), { device: 'cuda:0' });
+    const e = libraryError(() => acd.importDeviceBatch(exported.schema, exported.array, { device: 'reject' }));
+    expect([e.code, e.path]).toEqual(['ENODEV', 'device_type']);
+    exported.release();
+  });
+
   test('an LP64 image: the path and the layout', () => {
     const image = new ImageSpace('image', new Uint8Array(256), lp64);
     const schema = 64;

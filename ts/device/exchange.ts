@@ -148,7 +148,7 @@ function notOnCpu(core: Core, deviceArray: number): ArrowCDeviceError {
   const s = core.structs;
   const name = deviceName(s.i32('ArrowDeviceArray', deviceArray, 'device_type'), s.i64Big('ArrowDeviceArray', deviceArray, 'device_id'));
   return new ArrowCDeviceError(`device_type: the array is on ${name}, not the CPU, and the import policy is 'reject': ` +
-    `import it with { device: 'copy' } to copy it to the host, or { device: 'keep' } to keep it on its device`, ENODEV);
+    `import it with { device: 'copy' } to copy it to the host, or { device: 'keep' } to keep it on its device`, ENODEV, 'device_type');
 }
 
 /** Copies a device array to the host and imports the copy; see importDeviceBatch. */

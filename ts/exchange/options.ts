@@ -82,8 +82,8 @@ export function levelOf(options: ImportOptions): number {
  */
 export function checkCpuDeviceArray(s: StructReader, ptr: number, refusal: string): void {
   const type = s.i32('ArrowDeviceArray', ptr, 'device_type');
-  if (type !== 1) throw new ArrowCDeviceError(`device_type: expected ARROW_DEVICE_CPU (1), found ${type}${refusal}`, ENOSYS);
+  if (type !== 1) throw new ArrowCDeviceError(`device_type: expected ARROW_DEVICE_CPU (1), found ${type}${refusal}`, ENOSYS, 'device_type');
   if (s.ptr('ArrowDeviceArray', ptr, 'sync_event') !== 0) {
-    throw new ArrowCDeviceError('sync_event: expected NULL for ARROW_DEVICE_CPU, which has no event type', EINVAL);
+    throw new ArrowCDeviceError('sync_event: expected NULL for ARROW_DEVICE_CPU, which has no event type', EINVAL, 'sync_event');
   }
 }
