@@ -364,7 +364,7 @@ describe('on a simulated device', () => {
     const guard = leakGuard(acd);
     const consumer = new AsyncStreamConsumer(acd, { device: 'reject' });
     const production = produceAsync(acd, consumer.handler, slowly(sampleBatches(5, 2)), { device: 'metal:0' });
-    await expect(consumer.readAll()).rejects.toMatchObject({ code: 'ENODEV', message: expect.stringMatching(/^batch 0: device_type: the array is on metal:0/) });
+    await expect(consumer.readAll()).rejects.toMatchObject({ code: 'ENODEV', path: 'device_type', message: expect.stringMatching(/^batch 0: device_type: the array is on metal:0/) });
     const stats = await production.done;
     expect(stats.cancelled).toBe(true);
     expect(stats.extracted + stats.discarded).toBe(stats.tasks);

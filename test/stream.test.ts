@@ -234,7 +234,8 @@ describe('device streams on a simulated device', () => {
     const exported = exportDeviceArrayStream(acd, sampleBatches(2), { device: 'rocm:0' });
     const reader = importDeviceArrayStream(acd, exported.ptr, { device: 'reject' });
     exported.release();
-    expect(() => reader.next()).toThrow(expect.objectContaining({ code: 'ENODEV', message: expect.stringMatching(/^batch 0: device_type: the array is on rocm:0, not the CPU/) }));
+    // "batch 0: " before the message; the path of the field at fault is kept.
+    expect(() => reader.next()).toThrow(expect.objectContaining({ code: 'ENODEV', path: 'device_type', message: expect.stringMatching(/^batch 0: device_type: the array is on rocm:0, not the CPU/) }));
     expect(reader.done).toBe(true);
     await guard.check();
   });
