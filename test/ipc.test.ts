@@ -89,7 +89,7 @@ function expectError(f: () => unknown, code: number, message: RegExp): void {
   }
   expect(error).toBeInstanceOf(ArrowCDeviceError);
   expect((error as ArrowCDeviceError).message).toMatch(message);
-  expect((error as ArrowCDeviceError).code).toBe(code);
+  expect((error as ArrowCDeviceError).errno).toBe(code);
 }
 
 const files = goldFiles();

@@ -9,6 +9,7 @@
 
 import { ArrowCDeviceError, EINVAL, ENOSYS } from './errors.js';
 import type { Layout, StructName } from './layout-types.js';
+import { checkOptions, optionKeys } from './option-keys.js';
 import { StructReader } from './structs.js';
 
 /** How memory is allocated and freed in a space. */
@@ -81,7 +82,7 @@ export function releaseThrough(space: AddressSpace, struct: ReleasableStruct, pt
       return 0;
     } catch (e) {
       // Refused before anything ran (another signature): as a release of the wrong kind below.
-      if (!(e instanceof ArrowCDeviceError && e.code === EINVAL)) throw e;
+      if (!(e instanceof ArrowCDeviceError && e.errno === EINVAL)) throw e;
     }
   }
   s.setPtr(kind, at, 'release', 0);
@@ -101,6 +102,8 @@ export interface MemorySpaceOptions {
   wasmTable?: WebAssembly.Table | null;
 }
 
+export const MEMORY_SPACE_OPTION_KEYS = optionKeys<MemorySpaceOptions>()(['name', 'memory', 'layout', 'table', 'allocator', 'release', 'wasmTable']);
+
 /** A space over a wasm instance's linear memory, which may grow (views are renewed then). */
 export class MemorySpace implements AddressSpace {
   readonly name: string;
@@ -118,6 +121,7 @@ export class MemorySpace implements AddressSpace {
   readonly #release: ((struct: ReleasableStruct, ptr: number) => number) | undefined;
 
   constructor(options: MemorySpaceOptions) {
+    checkOptions('MemorySpace', options, MEMORY_SPACE_OPTION_KEYS);
     this.name = options.name;
     this.layout = options.layout;
     this.memory = options.memory;

@@ -19,7 +19,7 @@ import { childFields, typeToString, type DataType, type Field, type Schema } fro
 function region(a: ArrayBufferView | undefined, from: number, size: number, what: string): Uint8Array {
   if (size === 0) return new Uint8Array(0);
   if (a === undefined || a.byteLength < from + size) {
-    throw new ArrowCDeviceError(`${what}: expected at least ${from + size} bytes, found ${a?.byteLength ?? 0}`, EINVAL);
+    throw new ArrowCDeviceError(`${what}: expected at least ${from + size} bytes, found ${a?.byteLength ?? 0}`, EINVAL, what);
   }
   return new Uint8Array(a.buffer, a.byteOffset + from, size);
 }
@@ -84,15 +84,15 @@ export function fromArrowData(data: arrow.Data, type: DataType, path = 'array'):
     case 'dictionary': {
       buffers.push(region(data.values, 0, n * byteWidth(type), `${path}.buffers[1]`));
       const values = data.dictionary;
-      if (values === undefined) throw new ArrowCDeviceError(`${path}: dictionary-encoded data without a dictionary`, EINVAL);
+      if (values === undefined) throw new ArrowCDeviceError(`${path}: dictionary-encoded data without a dictionary`, EINVAL, path);
       if (values.data.length !== 1) {
-        throw new ArrowCDeviceError(`${path}.dictionary: a dictionary of ${values.data.length} chunks (delta dictionaries) is not supported yet`, ENOSYS);
+        throw new ArrowCDeviceError(`${path}.dictionary: a dictionary of ${values.data.length} chunks (delta dictionaries) is not supported yet`, ENOSYS, `${path}.dictionary`);
       }
       dictionary = fromArrowData(values.data[0], type.valueType, `${path}.dictionary`);
       break;
     }
     case 'list_view': case 'large_list_view': case 'run_end_encoded':
-      throw new ArrowCDeviceError(`${path}: ${typeToString(type)} data cannot come from apache-arrow`, ENOSYS);
+      throw new ArrowCDeviceError(`${path}: ${typeToString(type)} data cannot come from apache-arrow`, ENOSYS, path);
     default:
       buffers.push(region(data.values, 0, n * byteWidth(type), `${path}.buffers[1]`));
   }
@@ -158,7 +158,7 @@ function typed<C extends TypedArrayCtor>(b: Uint8Array | null, Ctor: C, what: st
   const size = Ctor.BYTES_PER_ELEMENT;
   if (b.byteOffset % size !== 0) {
     throw new ArrowCDeviceError(`${what}: address ${b.byteOffset} is not aligned to ${size} bytes, which a ` +
-      'zero-copy view needs; import it in copy mode', EINVAL);
+      'zero-copy view needs; import it in copy mode', EINVAL, what);
   }
   return new Ctor(b.buffer, b.byteOffset, Math.floor(b.byteLength / size)) as InstanceType<C>;
 }
@@ -246,7 +246,7 @@ function toData(raw: RawArray, arrowType: arrow.DataType, convert: readonly Conv
 
 function notSupported(type: DataType, path: string, conversion: Conversion, what: string): ArrowCDeviceError {
   return new ArrowCDeviceError(`${path}: ${typeToString(type)} is not supported by apache-arrow; import with ` +
-    `{ convert: ['${conversion}'] } to convert it ${what}, or with importRaw to keep it as it is`, ENOSYS);
+    `{ convert: ['${conversion}'] } to convert it ${what}, or with importRaw to keep it as it is`, ENOSYS, path);
 }
 
 /**

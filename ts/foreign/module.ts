@@ -6,6 +6,7 @@
 import { MemorySpace, type Allocator, type FunctionTable } from '../abi/address-space.js';
 import { ArrowCDeviceError, EINVAL, ENOMEM } from '../abi/errors.js';
 import { wasm32 } from '../abi/generated/layout.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 import { installCallback, type InstalledCallback } from './callbacks.js';
 import { Trampolines, type Signature } from './trampoline.js';
 
@@ -29,6 +30,8 @@ export interface ForeignModuleOptions {
   malloc?: ((size: number) => number) | null;
   free?: ((ptr: number) => void) | null;
 }
+
+export const FOREIGN_MODULE_OPTION_KEYS = optionKeys<ForeignModuleOptions>()(['name', 'memory', 'table', 'malloc', 'free']);
 
 /** An instance's exports, as WebAssembly.Instance.exports gives them. */
 export type ModuleExports = Record<string, unknown>;
@@ -79,6 +82,10 @@ export class ForeignModule {
   readonly #freeSlots: number[] = [];
 
   constructor(from: ForeignModuleOptions | ModuleExports, name?: string) {
+    // Options are a plain object; an instance's exports (a null prototype) may hold any names.
+    if (isOptions(from) && Object.getPrototypeOf(from) === Object.prototype) {
+      checkOptions('foreign', from, FOREIGN_MODULE_OPTION_KEYS, 'an instance\'s exports (instance.exports) are taken as they are');
+    }
     const parts = isOptions(from) ? from : partsFromExports(from, name);
     if (!(parts.memory instanceof WebAssembly.Memory)) throw new ArrowCDeviceError('foreign: memory: expected a WebAssembly.Memory', EINVAL);
     if (parts.table != null && !(parts.table instanceof WebAssembly.Table)) throw new ArrowCDeviceError('foreign: table: expected a WebAssembly.Table', EINVAL);

@@ -1,6 +1,8 @@
 // The project's own type model: every type of the C Data Interface, as plain
 // immutable objects, independent of apache-arrow (arrow-types.ts converts).
 
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
+
 export type TimeUnit = 's' | 'ms' | 'us' | 'ns';
 export type IntBitWidth = 8 | 16 | 32 | 64;
 
@@ -208,6 +210,8 @@ export interface EqualOptions {
   readonly checkMetadata?: boolean;
 }
 
+export const EQUAL_OPTION_KEYS = optionKeys<EqualOptions>()(['checkNames', 'checkMetadata']);
+
 /** Null and empty metadata compare equal (as in Arrow C++); key order is ignored. */
 export function metadataEqual(a: Metadata | null, b: Metadata | null): boolean {
   const sizeA = a?.size ?? 0;
@@ -218,6 +222,7 @@ export function metadataEqual(a: Metadata | null, b: Metadata | null): boolean {
 }
 
 export function fieldsEqual(a: Field, b: Field, options: EqualOptions = {}): boolean {
+  checkOptions('fieldsEqual', options, EQUAL_OPTION_KEYS);
   return (
     (options.checkNames === false || a.name === b.name) &&
     a.nullable === b.nullable &&
@@ -232,6 +237,7 @@ function fieldListsEqual(a: readonly Field[], b: readonly Field[], options: Equa
 
 /** Deep structural equality; child fields are compared with fieldsEqual. */
 export function typesEqual(a: DataType, b: DataType, options: EqualOptions = {}): boolean {
+  checkOptions('typesEqual', options, EQUAL_OPTION_KEYS);
   if (a.kind !== b.kind) return false;
   switch (a.kind) {
     case 'list':

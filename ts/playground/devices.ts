@@ -80,7 +80,7 @@ export class DeviceLab {
           this.record('read a buffer', true, `${b.id} at ${hex8(b.address)}: ${[...bytes].map((x) => x.toString(16).padStart(2, '0')).join(' ')}`);
         } catch (e) {
           if (!(e instanceof ArrowCDeviceError)) throw e;
-          this.record('read a buffer', false, `${errnoName(e.code)}: ${e.message}`);
+          this.record('read a buffer', false, `${e.code}: ${e.message}`);
         }
         return;
       }

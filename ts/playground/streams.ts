@@ -75,7 +75,7 @@ export class StreamLab {
           else this.record('get_next', true, `returned 0: batch ${this.reader.batchesRead - 1}, ${h.value.numRows} rows (imported, copied into JS)`);
         } catch (e) {
           if (!(e instanceof ArrowCDeviceError)) throw e;
-          this.record('get_next', false, `returned ${e.code} (${errnoName(e.code)}); get_last_error: ${e.message}`);
+          this.record('get_next', false, `returned ${e.errno} (${e.code}); get_last_error: ${e.message}`);
         }
         return;
       }

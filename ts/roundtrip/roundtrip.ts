@@ -17,6 +17,7 @@ import { readIntegrationJson, type IntegrationFile } from '../io/json/read.js';
 import { rawValues, show } from '../model/raw-values.js';
 import type { RawArray } from '../model/raw.js';
 import { fieldsEqual, metadataEqual, recordBatchField, typeToString, typesEqual, type Field } from '../model/types.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 
 /** Which reader made the batches: apache-arrow, this library's IPC reader, or its JSON reader. */
 export type ReaderName = 'apache-arrow' | 'own' | 'json';
@@ -30,6 +31,8 @@ export interface RoundtripOptions {
   /** Called after each batch with the batches done and their number (the CLI's progress). */
   onBatch?: (done: number, total: number) => void;
 }
+
+export const ROUNDTRIP_OPTION_KEYS = optionKeys<RoundtripOptions>()(['mode', 'device', 'validate', 'onBatch']);
 
 export interface RoundtripSummary {
   ok: boolean;
@@ -110,6 +113,7 @@ export function roundtripTable(acd: CoreRef, table: arrow.Table, file: string, m
 /** Every batch of a raw file (integration JSON, or IPC read by this library), through raw export and import. */
 export function roundtripRaw(acd: CoreRef, file: IntegrationFile, name: string, options: RoundtripOptions = {},
   reader: ReaderName = 'own'): RoundtripSummary {
+  checkOptions('roundtripRaw', options, ROUNDTRIP_OPTION_KEYS);
   const field = recordBatchField(file.schema);
   const mode = options.mode ?? 'copy';
   const result = measured(acd, options, file.batches.length, (b, device, mismatches) => {

@@ -22,6 +22,7 @@ import { exportDeviceArrayStream, importDeviceArrayStream } from '../stream/pull
 import { fieldsEqual } from '../model/types.js';
 
 import type { RoundtripSummary } from './roundtrip.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 
 export type Via = 'stream' | 'async';
 
@@ -44,12 +45,15 @@ export interface StreamRoundtripOptions {
   onBatch?: (done: number, total: number) => void;
 }
 
+export const STREAM_ROUNDTRIP_OPTION_KEYS = optionKeys<StreamRoundtripOptions>()(['file', 'device', 'validate', 'onBatch']);
+
 /**
  * Sends every batch of table through the pull stream or the async device
  * stream and back (TS → C → TS), compares them and checks for leaks.
  */
 export async function roundtripStream(acd: CoreRef, table: arrow.Table, via: Via, mode: 'copy' | 'view',
   options: StreamRoundtripOptions = {}): Promise<StreamRoundtripSummary> {
+  checkOptions('roundtripStream', options, STREAM_ROUNDTRIP_OPTION_KEYS);
   const core = acd.core;
   const rt = streamRuntime(core);
   const device = streamDevice(options.device);

@@ -6,6 +6,7 @@
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, EIO, ENOMEM } from '../abi/errors.js';
 import { Handle } from '../abi/handles.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 import { decodeMetadataAt, encodeMetadata } from '../model/metadata.js';
 import { streamDevice, type DeviceSpec } from './batches.js';
 import { streamRuntime } from './runtime.js';
@@ -67,6 +68,8 @@ export interface GeneratorOptions {
   wrongDeviceAt?: number;
 }
 
+export const GENERATOR_OPTION_KEYS = optionKeys<GeneratorOptions>()(['batches', 'rowsPerBatch', 'device', 'failAt', 'failCode', 'failMessage', 'failSchema', 'wrongDeviceAt']);
+
 /**
  * A batch source of the C core (struct AcdBatchSource), moved into the
  * stream or producer made from it; release() frees what was not moved.
@@ -82,6 +85,7 @@ export class CBatchSource extends Handle {
    * "r<r>" (null when r % 5 == 4).
    */
   static generator(core: Core, o: GeneratorOptions = {}): CBatchSource {
+    checkOptions('CBatchSource.generator', o, GENERATOR_OPTION_KEYS);
     const device = streamDevice(o.device);
     const failAt = o.failSchema ? -2 : o.failAt ?? -1;
     const ptr = core.stream.generatorSourceNew(o.batches ?? 3, o.rowsPerBatch ?? 5, device.type, device.id, failAt,
@@ -165,6 +169,8 @@ export interface CAsyncConsumerOptions {
   failSchema?: boolean;
 }
 
+export const C_ASYNC_CONSUMER_OPTION_KEYS = optionKeys<CAsyncConsumerOptions>()(['window', 'extractLater', 'cancelAfter', 'failTaskAt', 'failSchema']);
+
 /** The C consumer (csrc/stream/async_consumer.c): collects the stream into a list. */
 export class CAsyncConsumer extends Handle {
   readonly handler: number;
@@ -176,6 +182,7 @@ export class CAsyncConsumer extends Handle {
    * cancelled and the consumer goes with its release.
    */
   constructor(core: Core, o: CAsyncConsumerOptions = {}) {
+    checkOptions('CAsyncConsumer', o, C_ASYNC_CONSUMER_OPTION_KEYS);
     streamRuntime(core); // the pump's scheduler is installed
     const ptr = core.stream.asyncConsumerNew(o.window ?? 4, o.extractLater ?? false, o.cancelAfter ?? -1, o.failTaskAt ?? -1, o.failSchema ?? false);
     if (ptr === 0) core.checkStream(EINVAL);

@@ -21,7 +21,7 @@ function codec(name: CodecName, existing: Codec | null): Codec {
         return decode(name, data, undefined, MAX_DECOMPRESSED_BYTES);
       } catch (e) {
         if (!(e instanceof ArrowCDeviceError)) throw e;
-        throw new ArrowCDeviceError(`a ${name} buffer read by apache-arrow: ${e.message}`, e.code);
+        throw new ArrowCDeviceError(`a ${name} buffer read by apache-arrow: ${e.message}`, e.errno);
       }
     },
     ...(encode === undefined ? {} : { encode: (data: Uint8Array) => encode.call(existing, data) }),

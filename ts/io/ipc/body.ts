@@ -114,7 +114,7 @@ export class BodyReader {
         bytes = decompressBuffer(this.compression, bytes, this.context.budget);
       } catch (e) {
         if (!(e instanceof ArrowCDeviceError)) throw e;
-        this.fail(`buffer ${i} (${path} ${what}): ${e.message}`, e.code);
+        this.fail(`buffer ${i} (${path} ${what}): ${e.message}`, e.errno);
       }
     }
     if (bytes.byteLength < min) this.fail(`buffer ${i} (${path} ${what}) has ${bytes.byteLength} bytes, expected at least ${min}`);
