@@ -102,7 +102,7 @@ test('every method that takes options refuses a key it does not know, naming the
     ['asyncConsumer', `${IMPORT}, device, window`, () => acd.asyncConsumer(bad)],
     ['CAsyncConsumer', 'window, extractLater, cancelAfter, failTaskAt, failSchema', () => new CAsyncConsumer(acd.core, bad)],
     ['CBatchSource.generator', 'batches, rowsPerBatch, device, failAt, failCode, failMessage, failSchema, wrongDeviceAt', () => CBatchSource.generator(acd.core, bad)],
-    ['roundtripRaw', 'mode, device, validate', () => roundtripRaw(acd, {} as never, 'x', bad)],
+    ['roundtripRaw', 'mode, device, validate, onBatch', () => roundtripRaw(acd, {} as never, 'x', bad)],
     ['structTree', 'preview, devicePreview, loaderCallbacks', () => structTree(acd.core.space, 8, null, bad)],
     ['fixtureFiles', 'layouts, only, progress', () => fixtureFiles(bad)],
     ['fieldsEqual', 'checkNames, checkMetadata', () => types.fieldsEqual(field, field, bad)],
@@ -117,7 +117,7 @@ test('every method that takes options refuses a key it does not know, naming the
   const load = await ArrowCDevice.load(bad).then(() => null, (e: Error) => e);
   expect([load?.constructor.name, load?.message.split(';')[0]]).toEqual(['TypeError', "load: unknown option 'bogus' (known options: wasmBinary)"]);
   const stream = await roundtripStream(acd, new arrow.Table(batch), 'pull', 'copy', bad).then(() => null, (e: Error) => e);
-  expect([stream?.constructor.name, stream?.message]).toEqual(['TypeError', "roundtripStream: unknown option 'bogus' (known options: file, device, validate)"]);
+  expect([stream?.constructor.name, stream?.message]).toEqual(['TypeError', "roundtripStream: unknown option 'bogus' (known options: file, device, validate, onBatch)"]);
   expect(acd.bytesAllocated()).toBe(0);
 });
 
