@@ -2,6 +2,10 @@
 // node:util's parseArgs, written into its --help), a refused command line is
 // one line and exit 2, and with --json every failure is one JSON object.
 import { describe, expect, test } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { ArrowCDeviceError } from '../ts/abi/errors.js';
 import { COMMANDS, commandUsage, main, overview } from '../ts/cli/cli.js';
 import { errorJson } from '../ts/cli/errors.js';
@@ -151,5 +155,24 @@ describe('--json: every failure is one JSON object on stdout as well', () => {
     // Before errno names: code is the number, and errno the same number.
     const old = Object.assign(Object.create(ArrowCDeviceError.prototype) as ArrowCDeviceError, { name: 'ArrowCDeviceError', message: 'm', code: 28 });
     expect(errorJson(old)).toEqual({ name: 'ArrowCDeviceError', code: 28, errno: 28, message: 'm' });
+  });
+});
+
+describe('the bin before dist/ is built', () => {
+  test('says how to build, exit 2; with --json also one JSON object on stdout', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acd-unbuilt-'));
+    try {
+      cpSync(resolve(__dirname, '..', 'bin'), join(dir, 'bin'), { recursive: true });
+      cpSync(resolve(__dirname, '..', 'package.json'), join(dir, 'package.json'));
+      const bin = join(dir, 'bin', 'arrow-c-device.mjs');
+      const message = 'dist/ is not built yet: run `npm run build` (or `npm start`) in the package folder';
+      const plain = spawnSync(process.execPath, [bin, 'roundtrip', 'x.arrow'], { encoding: 'utf8' });
+      expect([plain.status, plain.stdout, plain.stderr]).toEqual([2, '', `arrow-c-device: ${message}\n`]);
+      const json = spawnSync(process.execPath, [bin, 'roundtrip', 'x.arrow', '--json'], { encoding: 'utf8' });
+      expect([json.status, json.stderr]).toEqual([2, `arrow-c-device: ${message}\n`]);
+      expect(JSON.parse(json.stdout)).toEqual({ ok: false, exitCode: 2, error: { name: 'Error', code: 'ERR_NOT_BUILT', errno: null, message } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
