@@ -7,12 +7,18 @@
 // batches, values compared with compareRaw after full validation, and
 // nothing left behind (bytes, table slots, stream objects, device memory).
 import { beforeAll, describe, expect, test } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ArrowCDevice } from '../ts/api.js';
 import { EINVAL, ENOSYS } from '../ts/abi/errors.js';
 import { batchOf, listViewOf, runEndEncodedOf, fixed, binaryLike, slice } from '../ts/fixtures/build.js';
 import { fixtureCases } from '../ts/fixtures/cases.js';
 import type { FixtureCase } from '../ts/fixtures/case.js';
+import { writeIntegrationJson } from '../ts/io/json/write.js';
 import type { RawArray } from '../ts/model/raw.js';
+import { roundtripStreamRaw } from '../ts/roundtrip/stream.js';
 import { compareRaw, rawValues } from '../ts/model/raw-values.js';
 import * as t from '../ts/model/types.js';
 import { fieldsEqual, recordBatchField, type Field, type Schema } from '../ts/model/types.js';
@@ -196,6 +202,39 @@ describe('streams of any field, not only record batches', () => {
     await production;
     converting.release();
     await guard.check();
+  });
+});
+
+describe("the CLI's roundtrip --via stream|async: a file read by this library travels as raw arrays", () => {
+  test.each(['stream', 'async'] as const)('roundtripStreamRaw --via %s: every case of the corpus, copy and view, on the CPU and on cuda:1', async (via) => {
+    for (const c of CASES) {
+      for (const mode of MODES) {
+        for (const device of ['cpu', 'cuda:1']) {
+          const summary = await roundtripStreamRaw(acd, { schema: c.schema, batches: [...c.batches] }, via, mode, { file: c.name, device, validate: 'full' });
+          expect([c.name, mode, device, summary]).toEqual([c.name, mode, device, expect.objectContaining({
+            ok: true, via, reader: 'own', batches: c.batches.length, mismatches: [], errors: [],
+            bytesLeaked: 0, deviceBytesLeaked: 0, tableSlotsLeaked: 0, objectsLeaked: 0,
+          })]);
+        }
+      }
+    }
+  }, 120_000);
+
+  test('the bin: an integration JSON file with run-end encoded and list-view columns, --via stream and --via async', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acd-raw-streams-'));
+    try {
+      const { schema, batch } = reeAndListView(4);
+      const file = join(dir, 'ree-and-list-view.json');
+      writeFileSync(file, writeIntegrationJson({ schema, batches: [batch, batch] }));
+      for (const via of ['stream', 'async']) {
+        const r = spawnSync(process.execPath, [join(__dirname, '..', 'bin', 'arrow-c-device.mjs'), 'roundtrip', file, '--via', via, '--device', 'cuda', '--json'],
+          { encoding: 'utf8', timeout: 60_000 });
+        expect([via, r.status, r.stderr]).toEqual([via, 0, '']);
+        expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, via, reader: 'json', device: 'cuda:0', batches: 2, rows: 10, columns: 2, bytesLeaked: 0, deviceBytesLeaked: 0, mismatches: [], errors: [] });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -70,7 +70,7 @@ export type {
 } from './stream/async.js';
 export { BatchList, CAsyncConsumer, CBatchSource, cStream, drainStream, startCAsyncProducer } from './stream/c-backed.js';
 export type { CAsyncConsumerOptions, GeneratorOptions } from './stream/c-backed.js';
-export { roundtripStream } from './roundtrip/stream.js';
+export { roundtripStream, roundtripStreamRaw } from './roundtrip/stream.js';
 export type { StreamRoundtripOptions, StreamRoundtripSummary, Via } from './roundtrip/stream.js';
 export { streamRuntime } from './stream/runtime.js';
 export type { Mismatch } from './arrow-js/compare.js';

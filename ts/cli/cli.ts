@@ -9,7 +9,7 @@ import { inspectCommand, INSPECT_USAGE } from './inspect.js';
 import { playgroundCommand, PLAYGROUND_USAGE } from './playground.js';
 // Only from the library's public entry: the CLI bundle uses dist/index.mjs, never a second copy of it.
 import {
-  ArrowCDeviceError, load, parseDevice, roundtripRaw, roundtripStream, roundtripTable, runIntegration, toArrowTable,
+  ArrowCDeviceError, load, parseDevice, roundtripRaw, roundtripStream, roundtripStreamRaw, roundtripTable, runIntegration,
   type ArrowCDevice, type Device, type IntegrationSummary, type RoundtripSummary, type ValidationLevel, type Via,
 } from '../index.js';
 import { readBytes } from './files.js';
@@ -38,7 +38,8 @@ const USAGE = `usage:
       --via stream sends the batches as an ArrowDeviceArrayStream (TS producer,
       C consumer, C producer, TS reader), --via async through the async device
       stream (TS producer, C handler, C producer, TS handler); array (the
-      default) sends each batch as its own ArrowDeviceArray
+      default) sends each batch as its own ArrowDeviceArray. A file read by
+      the own reader travels as raw arrays, any type included
   arrow-c-device integration FILE.json[.gz] [--json]
       run Arrow's C Data integration protocol on the file: the schema and every
       batch exported from the JSON, imported back, validated fully and
@@ -106,10 +107,9 @@ const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 type Summary = RoundtripSummary & { notes?: string[]; via?: Via };
 
 /**
- * The round trip of a file by the chosen reader and interface (see USAGE).
- * --via array sends raw arrays when this library read the file; the streams
- * carry apache-arrow batches, so a file read by the own reader is converted
- * into them first (which works for every type apache-arrow can hold).
+ * The round trip of a file by the chosen reader and interface (see USAGE):
+ * apache-arrow batches when apache-arrow read the file, raw arrays (every
+ * type) when this library did, through arrays and streams alike.
  */
 async function roundtripFile(acd: ArrowCDevice, args: Args): Promise<Summary> {
   const bytes = readBytes(args.file);
@@ -118,16 +118,9 @@ async function roundtripFile(acd: ArrowCDevice, args: Args): Promise<Summary> {
     ? roundtripTable(acd, table, args.file, args.mode, args.device, args.validate)
     : roundtripStream(acd, table, args.via, args.mode, { file: args.file, device: args.device }));
   const read = readChecked(acd, args.file, bytes, args.validate ?? 'full');
-  const viaOwn = async (): Promise<Summary> => {
-    if (args.via === 'array') return roundtripRaw(acd, read.file, args.file, options, read.reader);
-    let table: arrow.Table;
-    try {
-      table = toArrowTable(read.file.schema, read.file.batches);
-    } catch (e) {
-      throw new UsageError(`${args.file}: --via ${args.via} carries apache-arrow batches, and this file has data apache-arrow cannot hold: ${(e as Error).message}`);
-    }
-    return { ...(await through(table)), reader: read.reader };
-  };
+  const viaOwn = async (): Promise<Summary> => (args.via === 'array'
+    ? roundtripRaw(acd, read.file, args.file, options, read.reader)
+    : roundtripStreamRaw(acd, read.file, args.via, args.mode, { file: args.file, device: args.device, validate: args.validate, reader: read.reader }));
   // Integration JSON is always read by this library (apache-arrow's JSON reader is not used).
   if (args.reader === 'own' || read.reader === 'json') return viaOwn();
 
