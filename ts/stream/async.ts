@@ -173,7 +173,7 @@ class AsyncProducer<T> implements ProducerCallbacks {
   /** The handler callback called last (on_error: a throw is followed by release only). */
   private lastCall: 'on_schema' | 'on_next_task' | 'on_error' | 'release' | null = null;
 
-  constructor(private readonly acd: CoreRef, private readonly handler: number, iterator: AsyncIterator<T>,
+  constructor(acd: CoreRef, private readonly handler: number, iterator: AsyncIterator<T>,
     private readonly openField: OpenField<T>, private readonly toRaw: ToRaw<T>, private readonly options: ProducerOptions<T>) {
     this.rt = streamRuntime(acd.core);
     this.done = new Promise((r) => { this.resolve = r; });
