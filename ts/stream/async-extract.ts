@@ -1,9 +1,9 @@
-// Taking one task of the async device stream out of the producer's hands, for
-// the TypeScript consumer (async-consumer.ts): extract_data into a fresh
-// ArrowDeviceArray (in the memory the stream lives in), checked (its code, a
-// live array, the producer's device type) and imported ({ from } the other
-// module when the stream is in its memory) as an apache-arrow batch or a raw
-// array (the consumer's AsyncReading).
+// What the TypeScript consumer of the async device stream (async-consumer.ts)
+// is asked for and reads: its options, apache-arrow batches or raw arrays of
+// any type (an AsyncReading); and taking one task out of the producer's
+// hands: extract_data into a fresh ArrowDeviceArray (in the memory the stream
+// lives in), checked (its code, a live array, the producer's device type) and
+// imported ({ from } the other module when the stream is in its memory).
 
 import type * as arrow from 'apache-arrow';
 import type { Core, CoreRef } from '../abi/core.js';

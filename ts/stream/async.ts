@@ -1,10 +1,11 @@
 // The async device stream (ArrowAsyncDeviceStreamHandler, ArrowAsyncProducer,
 // ArrowAsyncTask; experimental in the spec), produced in TypeScript:
-// produceAsync makes an async iterable or ReadableStream of batches drive any
-// consumer's handler: on_schema first, on_next_task only within the credit
-// given by request(n) and never from inside request (the work runs from a
-// microtask), on_next_task(NULL) at the end, on_error then release on a
-// failure, release only after cancel. The handler may be in another module's
+// produceAsync makes an async iterable or ReadableStream of batches (and
+// produceAsyncRaw one of raw arrays of any type) drive any consumer's
+// handler: on_schema first, on_next_task only within the credit given by
+// request(n) and never from inside request (the work runs from a microtask),
+// on_next_task(NULL) at the end, on_error then release on a failure, release
+// only after cancel. The handler may be in another module's
 // memory ({ into }): where the structs go and how the handler is called is
 // async-targets.ts. The consumer is in async-consumer.ts, the low-level
 // structs in async-structs.ts, the C producer and consumer in c-backed.ts;
