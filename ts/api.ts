@@ -32,10 +32,16 @@ import {
 import { checkAddress, checkBatchArgument, checkPointers } from './exchange/arguments.js';
 import type { RawArray } from './model/raw.js';
 import type { Field, Schema } from './model/types.js';
-import { AsyncStreamConsumer, produceAsync, type AsyncBatchSource, type AsyncConsumerOptions, type ProduceAsyncOptions, type Production } from './stream/async.js';
 import {
-  exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream,
-  type ExportedStream, type StreamExportOptions, type StreamImportOptions, type StreamReader, type SyncBatchSource,
+  AsyncStreamConsumer, produceAsync, produceAsyncRaw, type AsyncBatchSource, type AsyncConsumerOptions, type AsyncRawConsumerOptions,
+  type AsyncRawSource, type ProduceAsyncOptions, type Production, type RawProduceAsyncOptions,
+} from './stream/async.js';
+import { ASYNC_RAW_CONSUMER_OPTION_KEYS, rawReading } from './stream/async-extract.js';
+import {
+  exportArrayStream, exportDeviceArrayStream, exportRawArrayStream, exportRawDeviceArrayStream, importArrayStream, importDeviceArrayStream,
+  importRawArrayStream, importRawDeviceArrayStream,
+  type ExportedStream, type RawStreamExportOptions, type RawStreamImportOptions, type RawStreamReader, type StreamExportOptions,
+  type StreamImportOptions, type StreamReader, type SyncBatchSource, type SyncRawSource,
 } from './stream/pull.js';
 
 // The names this module has always exported, from the modules that own them now.
@@ -316,6 +322,34 @@ export class ArrowCDevice {
   }
 
   /**
+   * Streams of raw arrays, any type of the spec (run-end encoded and list
+   * views included), as exportRaw exports one: an ArrowArrayStream over the
+   * raw arrays of `source` (an array, a generator, any iterable), pulled
+   * lazily; `schema` is the stream's (a Schema: a record batch's struct of
+   * its fields; or any Field), and each raw array must be of its type.
+   */
+  exportRawArrayStream(schema: Schema | Field, source: SyncRawSource, options?: RawStreamExportOptions): ExportedStream {
+    return exportRawArrayStream(this, schema, source, options);
+  }
+
+  /** Like exportRawArrayStream, as an ArrowDeviceArrayStream on options.device (the CPU by default). */
+  exportRawDeviceArrayStream(schema: Schema | Field, source: SyncRawSource, options?: RawStreamExportOptions): ExportedStream {
+    return exportRawDeviceArrayStream(this, schema, source, options);
+  }
+
+  /** Like importArrayStream, each batch read as a raw array (as importRaw does); the stream's schema may be of any type. */
+  importRawArrayStream(ptr: number | ArrowCProvider, options?: RawStreamImportOptions): RawStreamReader {
+    if (isProvider(ptr)) return this.viaProtocol(ptr, ARROW_C_STREAM, 'importRawArrayStream', options, (d, o) => importRawArrayStream(this, d.stream!, o));
+    return importRawArrayStream(this, ptr, options);
+  }
+
+  /** Like importDeviceArrayStream, each batch read as a raw array. */
+  importRawDeviceArrayStream(ptr: number | ArrowCProvider, options?: RawStreamImportOptions): RawStreamReader {
+    if (isProvider(ptr)) return this.viaProtocol(ptr, ARROW_C_DEVICE_STREAM, 'importRawDeviceArrayStream', options, (d, o) => importRawDeviceArrayStream(this, d.stream!, o));
+    return importRawDeviceArrayStream(this, ptr, options);
+  }
+
+  /**
    * Drives the ArrowAsyncDeviceStreamHandler at `handler` from an (async)
    * iterable or ReadableStream of batches; with `{ into: foreign }`, a
    * handler in another module's memory, made by its own code.
@@ -331,6 +365,18 @@ export class ArrowCDevice {
    */
   asyncConsumer(options?: AsyncConsumerOptions): AsyncStreamConsumer {
     return new AsyncStreamConsumer(this, options);
+  }
+
+  /** Like produceAsync, over raw arrays of any type; `schema` is the stream's (a Schema or any Field). */
+  produceAsyncRaw(handler: number, schema: Schema | Field, source: AsyncRawSource, options?: RawProduceAsyncOptions): Production {
+    return produceAsyncRaw(this, handler, schema, source, options);
+  }
+
+  /** Like asyncConsumer, its batches raw arrays of any type (the stream's schema may be of any type: consumer.field). */
+  asyncRawConsumer(options: AsyncRawConsumerOptions = {}): AsyncStreamConsumer<RawArray> {
+    if (options != null && (options as AsyncConsumerOptions).convert !== undefined) throw new ArrowCDeviceError('asyncRawConsumer: convert is for apache-arrow imports; a raw array keeps every type as it is', EINVAL);
+    checkOptions('asyncRawConsumer', options, ASYNC_RAW_CONSUMER_OPTION_KEYS);
+    return new AsyncStreamConsumer(this, options, rawReading);
   }
 
   // ---- devices (ts/device/accounting.ts) -------------------------------------

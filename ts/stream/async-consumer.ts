@@ -2,52 +2,31 @@
 // out as an AsyncIterable or a ReadableStream, with back-pressure
 // (request(window) from on_schema, then request(1) per batch taken) and
 // extract_data called exactly once per task (NULL when the data is not
-// wanted). The stream may live in another module's memory ({ from }): the
-// calls that differ are in async-calls.ts.
+// wanted), each batch an apache-arrow batch or a raw array (async-extract.ts).
+// The stream may live in another module's memory ({ from }): the calls that
+// differ are in async-calls.ts.
 
 import type * as arrow from 'apache-arrow';
 import type { ImportedSchema, Imported } from '../exchange/handles.js';
-import { toArrowSchema } from '../arrow-js/arrow-types.js';
 import type { CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
 import { asyncDispose, dispose } from '../abi/handles.js';
-import { checkOptions, optionKeys } from '../abi/option-keys.js';
+import { checkOptions } from '../abi/option-keys.js';
 import { ForeignModule } from '../foreign/module.js';
 import { decodeMetadataAt } from '../model/metadata.js';
 import { coreAsyncCalls, foreignAsyncCalls, type AsyncCalls } from './async-calls.js';
-import { extractTask } from './async-extract.js';
+import {
+  ASYNC_CONSUMER_OPTION_KEYS, batchReading, extractTask, type AsyncBatch, type AsyncConsumerOptions, type AsyncReading,
+} from './async-extract.js';
 import { failure } from './runtime.js';
-import { STREAM_IMPORT_OPTION_KEYS, type StreamImportOptions } from './pull.js';
-import type { Metadata } from '../model/types.js';
+import type { StreamImportOptions } from './reader.js';
+import type { Field, Metadata } from '../model/types.js';
 
 // WASI numbering, as in errors.ts: on_schema's answer after cancel.
 const ECANCELED = 11;
 
-export interface AsyncConsumerOptions extends Omit<StreamImportOptions, 'from'> {
-  /**
-   * The module whose producer will drive the handler (acd.foreign(); it
-   * needs a growable table and an allocator). The handler is then allocated
-   * in its memory, and its on_schema, on_next_task, on_error and release are
-   * our functions installed in its table, so that its own code calls them;
-   * the producer's request / cancel and each task's extract_data are called
-   * through its table. The schema and each batch are imported from it:
-   * copied (`mode: 'copy'`, default) or viewed in its memory (`mode: 'view'`,
-   * until release()). The handler's release frees it and those slots.
-   */
-  from?: ForeignModule;
-  /** How many batches may be requested ahead of the ones taken (default 4). */
-  window?: number;
-}
-export const ASYNC_CONSUMER_OPTION_KEYS = optionKeys<AsyncConsumerOptions>()([...STREAM_IMPORT_OPTION_KEYS, 'window']);
-
 interface QueuedTask {
   task: number;
-  metadata: Metadata | null;
-}
-
-/** One batch as it came: with the metadata of its on_next_task call. */
-export interface AsyncBatch {
-  batch: arrow.RecordBatch;
   metadata: Metadata | null;
 }
 
@@ -59,13 +38,17 @@ export interface AsyncBatch {
  * arrive are extracted with NULL. Cancelled before on_schema (the producer
  * cannot be called yet), the consumer answers on_schema with ECANCELED: the
  * spec's way to refuse a stream, after which the producer calls release only.
- * In view mode the batches stay valid until release().
+ * In view mode the batches stay valid until release(). T: apache-arrow
+ * batches (acd.asyncConsumer()), or raw arrays of any type
+ * (acd.asyncRawConsumer(), whose stream's schema may be of any type).
  */
-export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
+export class AsyncStreamConsumer<T = arrow.RecordBatch> implements AsyncIterable<T> {
   readonly handler: number;
   readonly done: Promise<void>;
-  /** The stream's schema, once on_schema came. */
+  /** The stream's schema for apache-arrow, once on_schema came (null for raw arrays: see field). */
   schema: arrow.Schema | null = null;
+  /** The stream's schema in the model, once on_schema came (a record batch's: a struct of its columns). */
+  field: Field | null = null;
   /** The producer's additional_metadata (copied in on_schema). */
   additionalMetadata: Metadata | null = null;
   /** The producer's device type (from on_schema). */
@@ -82,15 +65,16 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   private ended = false;
   private released = false;
   private cancelled = false;
-  private readonly handles: Imported<arrow.RecordBatch>[] = [];
+  private readonly handles: Imported<unknown>[] = [];
   private wake: (() => void) | null = null;
   private resolveDone!: () => void;
   private readonly window: bigint;
   private readonly importOptions: StreamImportOptions;
   private taken = 0;
 
-  constructor(private readonly acd: CoreRef, options: AsyncConsumerOptions = {}) {
-    checkOptions('asyncConsumer', options, ASYNC_CONSUMER_OPTION_KEYS);
+  constructor(private readonly acd: CoreRef, options: AsyncConsumerOptions = {},
+    private readonly reading = batchReading as unknown as AsyncReading<T>) {
+    if (reading === batchReading as unknown as AsyncReading<T>) checkOptions('asyncConsumer', options, ASYNC_CONSUMER_OPTION_KEYS);
     const { window: _window, from, ...importOptions } = options;
     if (from !== undefined && !(from instanceof ForeignModule)) {
       throw new ArrowCDeviceError('from: expected a ForeignModule (acd.foreign()): the handler is installed in its table', EINVAL);
@@ -134,7 +118,8 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     }
     try {
       this.imported = calls.importSchema(schema); // moved (or copied and released): ours now
-      this.schema = toArrowSchema(this.imported.schema);
+      this.field = this.imported.field;
+      this.schema = this.reading.schemaOf(this.imported, this.importOptions);
       this.deviceType = s.i32('ArrowAsyncProducer', this.producer, 'device_type');
       const metadata = s.ptr('ArrowAsyncProducer', this.producer, 'additional_metadata');
       this.additionalMetadata = metadata === 0 ? null : decodeMetadataAt(calls.space, metadata, 'producer.additional_metadata');
@@ -270,10 +255,10 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   }
 
   /** Extracts, checks and imports one queued task. */
-  private take(entry: QueuedTask): AsyncBatch {
-    const h = extractTask(this.acd, this.calls, entry.task, () => this.deviceType, () => this.importedSchema(), this.importOptions);
+  private take(entry: QueuedTask): AsyncBatch<T> {
+    const h = extractTask(this.acd, this.calls, entry.task, () => this.deviceType, () => this.importedSchema(), this.importOptions, this.reading);
     if ((this.importOptions.mode ?? 'copy') === 'view') this.handles.push(h);
-    return { batch: h.value, metadata: entry.metadata };
+    return { batch: this.reading.item(h.value), metadata: entry.metadata };
   }
 
   private importedSchema(): ImportedSchema {
@@ -283,7 +268,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     return this.imported;
   }
 
-  private async nextEntry(): Promise<IteratorResult<AsyncBatch, undefined>> {
+  private async nextEntry(): Promise<IteratorResult<AsyncBatch<T>, undefined>> {
     for (;;) {
       const entry = this.queue.shift();
       if (entry !== undefined) {
@@ -292,7 +277,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
           this.calls.free(entry.task);
           continue;
         }
-        let value: AsyncBatch;
+        let value: AsyncBatch<T>;
         try {
           value = this.take(entry);
         } catch (e) {
@@ -320,8 +305,8 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   }
 
   /** Batches with the metadata of their on_next_task call. */
-  entries(): AsyncIterableIterator<AsyncBatch> {
-    const it: AsyncIterableIterator<AsyncBatch> = {
+  entries(): AsyncIterableIterator<AsyncBatch<T>> {
+    const it: AsyncIterableIterator<AsyncBatch<T>> = {
       next: () => this.nextEntry(),
       return: async () => {
         this.cancel();
@@ -332,7 +317,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     return it;
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<arrow.RecordBatch, undefined> {
+  [Symbol.asyncIterator](): AsyncIterator<T, undefined> {
     const entries = this.entries();
     return {
       next: async () => {
@@ -347,9 +332,9 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   }
 
   /** The batches as a WHATWG ReadableStream (pulled one at a time: back-pressure holds). */
-  readable(): ReadableStream<arrow.RecordBatch> {
+  readable(): ReadableStream<T> {
     const it = this[Symbol.asyncIterator]();
-    return new ReadableStream<arrow.RecordBatch>({
+    return new ReadableStream<T>({
       pull: async (controller) => {
         const r = await it.next();
         if (r.done) controller.close();
@@ -362,8 +347,8 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   }
 
   /** Every batch (throws the producer's error). */
-  async readAll(): Promise<arrow.RecordBatch[]> {
-    const out: arrow.RecordBatch[] = [];
+  async readAll(): Promise<T[]> {
+    const out: T[] = [];
     for await (const b of this) out.push(b);
     return out;
   }
