@@ -2,11 +2,12 @@
 // package.json "exports") as ESM that share their code through dist/chunks/
 // (one copy of the wasm core for all of them), a CommonJS file per entry that
 // is the ES module through require(esm), the CLI and the playground in the
-// same graph (so they share those chunks too), the declarations (.d.ts for
-// import, .d.cts for require), and apache-arrow's browser build for the
-// playground's page. apache-arrow is a peer dependency and stays external;
-// the playground's page maps it to dist/playground/apache-arrow.mjs with an
-// import map, so that it needs no network.
+// same graph (so they share those chunks too), and the declarations (.d.ts
+// for import, .d.cts for require). apache-arrow is a peer dependency and
+// stays external, and so does fzstd, a dependency; the playground's page maps
+// both to the installed packages' browser builds with an import map, which
+// the CLI's playground server serves (ts/cli/playground.ts), so the package
+// ships no second copy of either.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import swc from '@rollup/plugin-swc';
@@ -62,18 +63,6 @@ const cjsWrappers = {
   },
 };
 
-// The browser builds of apache-arrow and of what it imports (as test/runtimes/browser.mjs's import map).
-const BROWSER_MODULES = {
-  'apache-arrow': 'node_modules/apache-arrow/Arrow.dom.mjs',
-  flatbuffers: 'node_modules/flatbuffers/mjs/flatbuffers.js',
-  tslib: 'node_modules/tslib/tslib.es6.mjs',
-  'json-with-bigint': 'node_modules/json-with-bigint/json-with-bigint.js',
-  fzstd: 'node_modules/fzstd/esm/index.mjs',
-};
-const browserResolve = {
-  name: 'browser-resolve',
-  resolveId: (source) => (source in BROWSER_MODULES ? resolvePath(BROWSER_MODULES[source]) : null),
-};
 // The page and its style sheet, copied next to its bundle.
 const playgroundAssets = {
   name: 'playground-assets',
@@ -103,13 +92,6 @@ export default [
     external,
     plugins: [tsResolve, swcPlugin, minifyPlugin(), cjsWrappers, playgroundAssets],
     output: { dir: out, format: 'es', entryFileNames: '[name].mjs', chunkFileNames: 'chunks/[name]-[hash].mjs', sourcemap: false },
-  },
-  {
-    // apache-arrow and fzstd (the IPC reader's ZSTD decoder) for the page's
-    // import map; their own names may be shortened: only the page uses these copies.
-    input: { 'playground/apache-arrow': 'apache-arrow', 'playground/fzstd': 'fzstd' },
-    plugins: [browserResolve, minifyPlugin(true)],
-    output: { dir: out, format: 'es', entryFileNames: '[name].mjs', chunkFileNames: 'playground/[name]-[hash].mjs', sourcemap: false },
   },
   types('d.ts'),
   types('d.cts'),

@@ -144,6 +144,15 @@ describe('playground', () => {
     for (const path of ['/../package.json', '/%2e%2e/%2e%2e/package.json', '/..%2f..%2fpackage.json', '/dist/index.mjs', '/etc/passwd']) {
       expect((await get(path)).status).toBe(404);
     }
+    // The import map's modules: the installed packages' JavaScript files, and nothing else of them or outside them.
+    const html = readFileSync('dist/playground/index.html', 'utf8');
+    const mapped = Object.values((JSON.parse(/<script type="importmap">([\s\S]*?)<\/script>/.exec(html)![1]!) as { imports: Record<string, string> }).imports);
+    expect(mapped.length).toBe(5);
+    for (const path of mapped) expect({ path, ...(await get(path)) }).toEqual({ path, status: 200, type: 'text/javascript; charset=utf-8' });
+    for (const path of ['/modules/apache-arrow/package.json', '/modules/apache-arrow/%2e%2e/%2e%2e/package.json', '/modules/apache-arrow/..%2f..%2fbin%2farrow-c-device.mjs',
+      '/modules/apache-arrow/%2fetc%2fpasswd', '/modules/apache-arrow/%E0%A4%A', '/modules/apache-arrow/nothing.mjs', '/modules/lodash/index.js', '/modules/apache-arrow/']) {
+      expect({ path, status: (await get(path)).status }).toEqual({ path, status: 404 });
+    }
   });
 
   test('Data: every sample, grouped and searchable; a file chosen, a bad file dropped', async () => {
@@ -420,6 +429,7 @@ describe('playground', () => {
     await shoot(page, 'streams');
   });
 
+  // Each link is a fresh page that loads apache-arrow's ES modules (a few hundred files) from the installed package: a few seconds each.
   test('every link of docs/learn.md opens its state: its sample, its layout, every step done', async () => {
     const links = [...readFileSync('docs/learn.md', 'utf8').matchAll(/\(http:\/\/127\.0\.0\.1:8080\/(#[^)\s]+)\)/g)].map((m) => m[1]!);
     expect(links.length).toBeGreaterThanOrEqual(30);
@@ -435,7 +445,7 @@ describe('playground', () => {
         await p.close();
       }
     }
-  });
+  }, 300_000);
 
   test('screenshots of each panel at 1920×1080; no request left localhost; no page error', async () => {
     await page.setViewportSize({ width: SIZES[1][0], height: SIZES[1][1] });

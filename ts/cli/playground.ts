@@ -1,13 +1,16 @@
 // `arrow-c-device playground [--port N]`: serves dist/playground/ (the static
-// page of ts/playground/ and apache-arrow's browser build) on 127.0.0.1,
-// prints the URL and runs until interrupted. Its bundle imports the library's
-// own ES modules, so they are served too: dist/*.mjs (but the CLI) at / and
-// dist/chunks/*.mjs at /chunks/, where the page's relative imports find them.
+// page of ts/playground/) on 127.0.0.1, prints the URL and runs until
+// interrupted. Its bundle imports the library's own ES modules, so they are
+// served too: dist/*.mjs (but the CLI) at / and dist/chunks/*.mjs at
+// /chunks/, where the page's relative imports find them. The page's import map
+// names apache-arrow (a peer dependency), what it imports, and fzstd at
+// /modules/NAME/: the JavaScript files of those installed packages, found as
+// Node finds them from this package, so the package ships no copy of them.
 // Only those files are served; nothing else on the machine is reachable.
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { dirname, extname, join } from 'node:path';
+import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from './input.js';
 import { HELP, JSON_OUTPUT, parseCommand, type CommandSpec } from './options.js';
@@ -18,7 +21,8 @@ export const PLAYGROUND: CommandSpec = {
   description: [
     'Serves the playground (a page that runs the wasm core: pick a sample or drop an Arrow IPC file, see its C structs ' +
       'and their bytes, switch to the LP64 layout, step export, import and release, break a field and import it at each ' +
-      'validation level) on http://127.0.0.1:N/, until interrupted. Only the files of dist/playground/ are served.',
+      'validation level) on http://127.0.0.1:N/, until interrupted. Only the page\'s files are served: dist/playground/, ' +
+      'the library\'s own modules of dist/, and the JavaScript files of the installed apache-arrow, its imports and fzstd.',
   ],
   options: [
     { name: 'port', value: 'N', expected: 'a port number (0 to 65535)', default: '8080', help: 'the port on 127.0.0.1; 0 picks a free one' },
@@ -47,6 +51,55 @@ function playgroundDir(): string {
   throw new UsageError('playground: dist/playground/index.html is missing: run ./build.sh (npm run build) first');
 }
 
+/**
+ * The packages the page's import map names at /modules/NAME/
+ * (ts/playground/index.html), and the package each is found from: apache-arrow
+ * from this one (a peer dependency, installed next to it), its own imports
+ * from apache-arrow.
+ */
+const MODULES: readonly { name: string; from: 'arrow-c-device' | 'apache-arrow' }[] = [
+  { name: 'apache-arrow', from: 'arrow-c-device' },
+  { name: 'flatbuffers', from: 'apache-arrow' },
+  { name: 'tslib', from: 'apache-arrow' },
+  { name: 'json-with-bigint', from: 'apache-arrow' },
+  { name: 'fzstd', from: 'arrow-c-device' },
+];
+
+/** The folder of package `name` as Node would find it from `dir`: node_modules/NAME in dir or a folder above it. */
+function packageDir(name: string, dir: string): string {
+  for (let d = dir; ; d = dirname(d)) {
+    const candidate = join(d, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return realpathSync(candidate);
+    if (dirname(d) === d) break;
+  }
+  throw new UsageError(`playground: the package ${name} is not installed (looked in node_modules from ${dir} up); ` +
+    (name === 'apache-arrow' ? 'install it: npm install apache-arrow' : 'reinstall apache-arrow and arrow-c-device'));
+}
+
+/** Each module package's folder, by name. */
+export function modulePackages(packageRoot: string): Map<string, string> {
+  const arrow = packageDir('apache-arrow', packageRoot);
+  return new Map(MODULES.map(({ name, from }) => [name, name === 'apache-arrow' ? arrow : packageDir(name, from === 'apache-arrow' ? arrow : packageRoot)]));
+}
+
+/** A JavaScript file of a module package named by a request path (/modules/NAME/FILE), or null. */
+function moduleFile(packages: Map<string, string>, path: string): { body: Buffer; type: string } | null {
+  const m = /^\/modules\/([^/]+)\/(.+)$/.exec(path);
+  const root = m === null ? undefined : packages.get(m[1]!);
+  if (m === null || root === undefined) return null;
+  let name: string;
+  try {
+    name = decodeURIComponent(m[2]!);
+  } catch {
+    return null; // not a valid escape: no such file
+  }
+  const file = resolve(root, name);
+  // Inside the package's folder, and a JavaScript file: nothing else is reachable.
+  if (relative(root, file).startsWith('..') || file.split(sep).includes('..') || !['.js', '.mjs'].includes(extname(file))) return null;
+  if (!existsSync(file) || !statSync(file).isFile()) return null;
+  return { body: readFileSync(file), type: TYPES[extname(file)]! };
+}
+
 function parsePort(value: string | undefined): number {
   if (value === undefined) return 8080;
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new UsageError(`--port: expected a port number (0 to 65535), found ${value}`);
@@ -63,6 +116,7 @@ export async function playgroundCommand(argv: readonly string[], print: (line: s
   const listed = (folder: string, prefix: string, keep: (f: string) => boolean) => readdirSync(folder)
     .filter((f) => extname(f) in TYPES && keep(f))
     .map((f) => [`${prefix}${f}`, { body: readFileSync(join(folder, f)), type: TYPES[extname(f)]! }] as const);
+  const packages = modulePackages(join(dist, '..'));
   const files = new Map([
     ...listed(dist, '/', (f) => f.endsWith('.mjs') && f !== 'cli.mjs'),
     ...(existsSync(join(dist, 'chunks')) ? listed(join(dist, 'chunks'), '/chunks/', (f) => f.endsWith('.mjs')) : []),
@@ -70,13 +124,16 @@ export async function playgroundCommand(argv: readonly string[], print: (line: s
   ]);
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
-    const file = files.get(path === '/' ? '/index.html' : path);
+    const own = files.get(path === '/' ? '/index.html' : path);
+    // The installed packages' files do not change while serving: the browser may keep them (hundreds of modules per page).
+    const file = own ?? moduleFile(packages, path) ?? undefined;
+    const cache = own === undefined ? 'max-age=3600' : 'no-store';
     if (file === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(file === undefined ? 404 : 405, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end(file === undefined ? 'not found\n' : 'method not allowed\n');
       return;
     }
-    res.writeHead(200, { 'Content-Type': file.type, 'Content-Length': file.body.length, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+    res.writeHead(200, { 'Content-Type': file.type, 'Content-Length': file.body.length, 'Cache-Control': cache, 'X-Content-Type-Options': 'nosniff' });
     res.end(req.method === 'HEAD' ? undefined : file.body);
   });
   try {
