@@ -22,7 +22,8 @@ lib = ctypes.CDLL(f"{sys.argv[1]}/libarrow_c_device.so")
 
 
 class AcdError(ctypes.Structure):
-    _fields_ = [("message", ctypes.c_char * 1024)]
+    # struct AcdError of csrc/abi/abi.h, field for field: the core writes both.
+    _fields_ = [("message", ctypes.c_char * 1024), ("path", ctypes.c_char * 512)]
 
 
 SCHEMA_SIZE, ARRAY_SIZE = 72, 80  # LP64 struct ArrowSchema, struct ArrowArray

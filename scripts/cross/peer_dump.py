@@ -48,7 +48,8 @@ CALL = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
 class AcdError(ctypes.Structure):
-    _fields_ = [('message', ctypes.c_char * 1024)]
+    # struct AcdError of csrc/abi/abi.h, field for field: the core writes both.
+    _fields_ = [('message', ctypes.c_char * 1024), ('path', ctypes.c_char * 512)]
 
 
 def load(libdir):
