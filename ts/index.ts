@@ -71,3 +71,4 @@ export { corpusCases, fixtureCases, invalidFixtureCases } from './fixtures/cases
 export type { FixtureCase, Invalidity } from './fixtures/case.js';
 export { imageSpace, parseFixtureImage, readScript, type FixtureImage, type ImageRoot, type ImageScript } from './fixtures/parse.js';
 export type { LayoutName as FixtureLayout } from './fixtures/image.js';
+export type { Handle } from './abi/handles.js';
