@@ -22,16 +22,12 @@ import type { Metadata } from '../model/types.js';
 // WASI numbering, as in errors.ts: on_schema's answer after cancel.
 const ECANCELED = 11;
 
+/**
+ * Options of `ArrowCDevice.asyncConsumer`: the import options of each batch, the module the handler lives in, and the window of credit.
+ */
 export interface AsyncConsumerOptions extends Omit<StreamImportOptions, 'from'> {
   /**
-   * The module whose producer will drive the handler (acd.foreign(); it
-   * needs a growable table and an allocator). The handler is then allocated
-   * in its memory, and its on_schema, on_next_task, on_error and release are
-   * our functions installed in its table, so that its own code calls them;
-   * the producer's request / cancel and each task's extract_data are called
-   * through its table. The schema and each batch are imported from it:
-   * copied (`mode: 'copy'`, default) or viewed in its memory (`mode: 'view'`,
-   * until release()). The handler's release frees it and those slots.
+   * The module whose producer will drive the handler (`acd.foreign()`; it needs a growable table and an allocator). The handler is then allocated in its memory, and its on_schema, on_next_task, on_error and release are our functions installed in its table, so that its own code calls them; the producer's request and cancel and each task's extract_data are called through its table. The schema and each batch are imported from it: copied (`mode: 'copy'`, the default) or viewed in its memory (`mode: 'view'`, until `release()`). The handler's release frees it and those slots.
    */
   from?: ForeignModule;
   /** How many batches may be requested ahead of the ones taken (default 4). */
@@ -45,22 +41,23 @@ interface QueuedTask {
 
 /** One batch as it came: with the metadata of its on_next_task call. */
 export interface AsyncBatch {
+  /** The batch. */
   batch: arrow.RecordBatch;
+  /** The metadata of its on_next_task call, or null. */
   metadata: Metadata | null;
 }
 
 /**
- * A consumer of the async device stream: `handler` is the struct to give to
- * a producer. Batches come out of [Symbol.asyncIterator], entries() or
- * readable(). The handler is freed when the producer releases it; `done`
- * resolves then. Leaving a loop early cancels the producer; tasks that still
- * arrive are extracted with NULL. Cancelled before on_schema (the producer
- * cannot be called yet), the consumer answers on_schema with ECANCELED: the
- * spec's way to refuse a stream, after which the producer calls release only.
- * In view mode the batches stay valid until release().
+ * A consumer of the async device stream: `handler` is the struct to give to a producer. Batches come out of `[Symbol.asyncIterator]`, `entries()` or `readable()`. Leaving a loop early cancels the producer; tasks that still arrive are extracted with NULL. Cancelled before on_schema (the producer cannot be called yet), the consumer answers on_schema with ECANCELED: the spec's way to refuse a stream, after which the producer calls release only.
+ *
+ * Ownership: the caller owns the consumer and must `release()` it (or use `await using`). The handler itself is freed when the producer releases it (`done` resolves then); a handler no producer took is freed by `release()`. In view mode the batches stay valid until `release()`.
  */
 export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
+  /** The address of the ArrowAsyncDeviceStreamHandler, to give to a producer. */
   readonly handler: number;
+  /**
+   * Resolves when the handler was released (by the producer, or by `release()` when no producer took it).
+   */
   readonly done: Promise<void>;
   /** The stream's schema, once on_schema came. */
   schema: arrow.Schema | null = null;
@@ -68,8 +65,9 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   additionalMetadata: Metadata | null = null;
   /** The producer's device type (from on_schema). */
   deviceType = 0;
-  /** The sum of the n this consumer gave to request, and how many calls it made. */
+  /** The sum of the n this consumer gave to `request`. */
   requested = 0n;
+  /** How many `request` calls it made. */
   requestCalls = 0;
   private readonly calls: AsyncCalls;
   private imported: ImportedSchema | null = null;
@@ -87,6 +85,14 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   private readonly importOptions: StreamImportOptions;
   private taken = 0;
 
+  /**
+   * Made by `ArrowCDevice.asyncConsumer`.
+   *
+   * Ownership: allocates the handler (in the core's memory, or in `options.from`'s); the caller owns the consumer and must `release()` it.
+   * @param acd - the instance.
+   * @param options - `window`, `from`, and the import options of each batch.
+   * @throws `ArrowCDeviceError` (EINVAL) for a window that is not a positive integer or a `from` that is not a ForeignModule.
+   */
   constructor(private readonly acd: CoreRef, options: AsyncConsumerOptions = {}) {
     const { window: _window, from, ...importOptions } = options;
     if (from !== undefined && !(from instanceof ForeignModule)) {
@@ -250,6 +256,8 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
    * NULL. Before on_schema, the producer is told by on_schema's ECANCELED.
    * Idempotent; never throws (a failure of the producer's cancel is the
    * stream's error).
+   *
+   * Ownership: nothing changes hands; `release()` is still needed.
    */
   cancel(): void {
     if (this.cancelled) return;
@@ -316,7 +324,11 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     }
   }
 
-  /** Batches with the metadata of their on_next_task call. */
+  /**
+   * Batches with the metadata of their on_next_task call.
+   *
+   * Ownership: copy mode: JS memory; view mode: the consumer keeps each batch's C array until `release()`.
+   */
   entries(): AsyncIterableIterator<AsyncBatch> {
     const it: AsyncIterableIterator<AsyncBatch> = {
       next: () => this.nextEntry(),
@@ -329,6 +341,11 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     return it;
   }
 
+  /**
+   * The batches (`for await`); leaving the loop early cancels the producer.
+   *
+   * Ownership: copy mode: JS memory; view mode: the consumer keeps each batch's C array until `release()`.
+   */
   [Symbol.asyncIterator](): AsyncIterator<arrow.RecordBatch, undefined> {
     const entries = this.entries();
     return {
@@ -343,7 +360,11 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     };
   }
 
-  /** The batches as a WHATWG ReadableStream (pulled one at a time: back-pressure holds). */
+  /**
+   * The batches as a WHATWG ReadableStream (pulled one at a time: back-pressure holds).
+   *
+   * Ownership: as the iterator's.
+   */
   readable(): ReadableStream<arrow.RecordBatch> {
     const it = this[Symbol.asyncIterator]();
     return new ReadableStream<arrow.RecordBatch>({
@@ -358,7 +379,11 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     }, { highWaterMark: 0 });
   }
 
-  /** Every batch (throws the producer's error). */
+  /**
+   * Every batch (throws the producer's error).
+   *
+   * Ownership: as the iterator's.
+   */
   async readAll(): Promise<arrow.RecordBatch[]> {
     const out: arrow.RecordBatch[] = [];
     for await (const b of this) out.push(b);
@@ -371,13 +396,9 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   }
 
   /**
-   * Cancels the producer when it is still going, drops the batches not taken
-   * (extracted with NULL), releases view-mode batches and the schema, and
-   * frees the handler when no producer holds it. A producer holds it from
-   * setting handler->producer (the spec requires that before its first call
-   * other than release; produceAsync and startCAsyncProducer do it before
-   * they return) until its release, which then frees it: a producer that
-   * sets the member later must not be raced by this call.
+   * Cancels the producer when it is still going, drops the batches not taken (extracted with NULL), releases view-mode batches and the schema, and frees the handler when no producer holds it. A producer holds it from setting `handler->producer` (the spec requires that before its first call other than release; `produceAsync` and `startCAsyncProducer` do it before they return) until its release, which then frees it: a producer that sets the member later must not be raced by this call.
+   *
+   * Ownership: ends the caller's ownership of the consumer; the handler is freed now, or by the producer's release (see `done`).
    */
   release(): void {
     const unused = !this.released && this.calls.space.structs.ptr('ArrowAsyncDeviceStreamHandler', this.handler, 'producer') === 0;
@@ -391,7 +412,16 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     }
   }
 
-  /** `using`: release(); `await using`: release(), then wait until the producer has released the handler (done). */
+  /**
+   * `using`: the same as `release()`.
+   *
+   * Ownership: as `release()`.
+   */
   [dispose](): void { this.release(); }
+  /**
+   * `await using`: `release()`, then waits until the producer has released the handler (`done`).
+   *
+   * Ownership: as `release()`; once it resolves, nothing of the stream is left allocated.
+   */
   async [asyncDispose](): Promise<void> { this.release(); await this.done; }
 }

@@ -23,6 +23,9 @@ export { AsyncStreamConsumer, type AsyncBatch, type AsyncConsumerOptions } from 
 export { disposeHandler, freeProducer, makeHandler, makeProducer, makeTask } from './async-structs.js';
 export { CAsyncConsumer, startCAsyncProducer, type CAsyncConsumerOptions } from './c-backed.js';
 
+/**
+ * What an async producer reads batches from: a Table, a RecordBatchReader, a sync or async iterable of batches, or a ReadableStream of them.
+ */
 export type AsyncBatchSource =
   | arrow.Table
   | arrow.RecordBatchReader
@@ -32,10 +35,13 @@ export type AsyncBatchSource =
 
 // ---- producing ----------------------------------------------------------------------------
 
+/** Options of `produceAsync`. */
 export interface ProduceAsyncOptions {
   /** The stream's schema; by default the first batch's (or the source's when it has none). */
   schema?: arrow.Schema;
-  /** Where the batches are exported ('cpu' by default, 'cuda:1', { type: 'rocm', id: 2 }, ...). */
+  /**
+   * Where the batches are exported (`'cpu'` by default, `'cuda:1'`, `{ type: 'rocm', id: 2 }`, ...).
+   */
   device?: DeviceSpec | Device;
   /** ArrowAsyncProducer.additional_metadata (valid until the handler is released). */
   additionalMetadata?: Metadata | null;
@@ -60,10 +66,15 @@ export interface ProduceAsyncOptions {
  * `error` as its name, code and message.
  */
 export interface ProducerStats {
+  /** The sum of the n the consumer gave to `request`. */
   requested: bigint;
+  /** How many tasks were handed to on_next_task. */
   tasks: number;
+  /** How many tasks the consumer extracted the data of. */
   extracted: number;
+  /** How many tasks were extracted with NULL (data not wanted) or never extracted. */
   discarded: number;
+  /** Whether the consumer called `cancel`. */
   cancelled: boolean;
   /** The error reported with on_error, if any. */
   error: ArrowCDeviceError | null;
@@ -99,15 +110,15 @@ function toAsync<T>(it: Iterator<T>): AsyncIterator<T> {
 }
 
 /**
- * Drives the consumer's handler at `handler` from source. Before returning it
- * sets handler->producer; everything else happens later, from microtasks.
- * The returned promise resolves once the handler was released (with the
- * producer's stats); it does not reject: failures go to on_error, and so
- * does what a handler callback throws (a trap, a foreign exception: named
- * after the callback; after on_error, release only). Throws
- * (touching nothing) when source or options are not usable. The consumer
- * owns the handler throughout; the producer owns the ArrowAsyncProducer and
- * frees it after calling the handler's release.
+ * Drives the consumer's handler at `handler` from `source`. Before returning it sets `handler->producer`; everything else happens later, from microtasks. The returned promise resolves once the handler was released (with the producer's stats); it does not reject: failures go to on_error, and so does what a handler callback throws (a trap, a foreign exception: named after the callback; after on_error, release only).
+ *
+ * Ownership: the consumer owns the handler throughout (the producer calls its release at the end); the producer owns the ArrowAsyncProducer and frees it after calling the handler's release. Each batch is moved into the consumer by extract_data. Nothing is left for the caller to release.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param handler - the address of a struct ArrowAsyncDeviceStreamHandler.
+ * @param source - the batches.
+ * @param options - `schema`, `device`, `into`, the metadata.
+ * @returns a promise of the final stats, with `done` (the same promise) and the live `stats` on it.
+ * @throws `ArrowCDeviceError` (EINVAL), touching nothing, when `source` or `options` are not usable.
  */
 export function produceAsync(acd: CoreRef, handler: number, source: AsyncBatchSource, options: ProduceAsyncOptions = {}): Production {
   const p = new AsyncProducer(acd, handler, source, options);

@@ -36,12 +36,17 @@ export type { StreamKind } from './pull-calls.js';
 
 export type { SyncBatchSource } from './producer.js';
 
+/** Options of a stream export. */
 export interface StreamExportOptions {
   /** The stream's schema; by default the first batch's (or the Table's / reader's when there is none). */
   schema?: arrow.Schema;
-  /** Device streams: where the batches are exported ('cpu', default; 'cuda:1', { type: 'rocm', id: 2 }, ...). */
+  /**
+   * Device streams: where the batches are exported (`'cpu'`, the default; `'cuda:1'`, `{ type: 'rocm', id: 2 }`, ...).
+   */
   device?: DeviceSpec | Device;
-  /** Another module (acd.foreign()) to export the stream into: its memory, its table (CPU arrays only). */
+  /**
+   * Another module (`acd.foreign()`) to export the stream into: its memory, its table (CPU arrays only).
+   */
   into?: ForeignModule;
 }
 
@@ -50,15 +55,25 @@ export { STREAM_STRUCT };
 const RUNTIME_KIND = { array: 'arrayStream', device: 'deviceArrayStream' } as const;
 
 /**
- * A stream struct in wasm memory at `ptr`. A consumer may move it out (then
- * release() only frees the moved-from struct); release() otherwise calls the
- * stream's release callback and frees the struct.
+ * A stream struct in wasm memory at `ptr`.
+ *
+ * Ownership: the handle owns the struct until a consumer moves it out; the caller must `release()` it (or use `using`) in both cases: after a move it frees only the moved-from struct, otherwise it calls the stream's release callback and frees the struct.
  */
 export class ExportedStream extends Handle {
-  /** Where the struct lives: the core's memory, or another module's (an export { into } it). */
+  /** Where the struct lives: the core's memory, or another module's (an export `{ into }` it). */
   readonly space: AddressSpace;
 
-  constructor(owner: { readonly space: AddressSpace }, readonly ptr: number, readonly kind: StreamKind, onRelease?: () => void) {
+  /**
+   * Made by `exportArrayStream` and `exportDeviceArrayStream`; not meant to be called directly.
+   *
+   * Ownership: takes ownership of the stream struct at `ptr`.
+   * @param owner - the core or module whose memory holds the struct.
+   * @param ptr - the struct's address.
+   * @param kind - which stream struct it is.
+   * @param onRelease - called once the struct is freed.
+   */
+  constructor(owner: { readonly space: AddressSpace }, /** The struct's address. */ readonly ptr: number,
+    /** Which stream struct it is. */ readonly kind: StreamKind, onRelease?: () => void) {
     const space = owner.space;
     super(() => {
       space.release(STREAM_STRUCT[kind], ptr);
@@ -68,12 +83,22 @@ export class ExportedStream extends Handle {
     this.space = space;
   }
 
-  /** The protocol (docs/protocol.md): the ArrowArrayStream, moved into a descriptor the caller owns. */
+  /**
+   * The protocol (docs/protocol.md): the ArrowArrayStream, moved into a descriptor.
+   *
+   * Ownership: the caller owns the descriptor and must call its `release()` (a consumer that imports it moves the stream out first); this handle keeps the moved-from struct, still to be released.
+   * @throws `ArrowCDeviceError` (EINVAL) after `release()`, or for a device stream.
+   */
   [ARROW_C_STREAM](): ArrowCDescriptor {
     return this.handOver('array', 'arrow.c_stream');
   }
 
-  /** The protocol: the ArrowDeviceArrayStream, moved into a descriptor the caller owns. */
+  /**
+   * The protocol: the ArrowDeviceArrayStream, moved into a descriptor.
+   *
+   * Ownership: as `arrow.c_stream`: the caller owns the descriptor and must call its `release()`.
+   * @throws `ArrowCDeviceError` (EINVAL) after `release()`, or for an ArrowArrayStream.
+   */
   [ARROW_C_DEVICE_STREAM](): ArrowCDescriptor {
     return this.handOver('device', 'arrow.c_device_stream');
   }
@@ -119,17 +144,27 @@ function exportStream(acd: CoreRef, kind: StreamKind, source: SyncBatchSource, o
 }
 
 /**
- * An ArrowArrayStream in wasm memory whose get_next pulls the next batch of
- * source. Every batch must have the stream's schema (else get_next fails with
- * EINVAL and the message says how it differs). The returned handle owns the
- * struct until a consumer moves it out; the batches and the schema a consumer
- * gets are released independently of the stream.
+ * An ArrowArrayStream in wasm memory whose `get_next` pulls the next batch of `source`. Every batch must have the stream's schema (else `get_next` fails with EINVAL and the message says how it differs). The function form of `ArrowCDevice.exportArrayStream`.
+ *
+ * Ownership: the caller owns the returned handle and must `release()` it; the batches and the schema a consumer gets are released independently of the stream.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param source - a Table, a RecordBatchReader, an array or any iterable of batches.
+ * @param options - `schema`, `into`.
+ * @returns the handle; `handle.ptr` is the struct's address.
  */
 export function exportArrayStream(acd: CoreRef, source: SyncBatchSource, options: StreamExportOptions = {}): ExportedStream {
   return exportStream(acd, 'array', source, options);
 }
 
-/** Like exportArrayStream, for an ArrowDeviceArrayStream on options.device (the CPU by default). */
+/**
+ * Like `exportArrayStream`, for an ArrowDeviceArrayStream on `options.device` (the CPU by default).
+ *
+ * Ownership: the caller owns the returned handle and must `release()` it.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param source - the batches.
+ * @param options - `schema`, `device`, `into`.
+ * @returns the handle.
+ */
 export function exportDeviceArrayStream(acd: CoreRef, source: SyncBatchSource, options: StreamExportOptions = {}): ExportedStream {
   return exportStream(acd, 'device', source, options);
 }
@@ -165,20 +200,27 @@ function finish(st: ReaderState): void {
 }
 
 /**
- * A stream read as apache-arrow batches, like a RecordBatchReader: `schema`,
- * next(), sync and async iteration, readAll(). It owns the stream (moved in
- * from the producer's struct). Reaching the end, an error, or leaving a loop
- * early releases the stream; in copy mode nothing is left to release, in view
- * mode the batches stay valid until release().
+ * A stream read as apache-arrow batches, like a RecordBatchReader: `schema`, `next()`, sync and async iteration, `readAll()`.
+ *
+ * Ownership: it owns the stream (moved in from the producer's struct). Reaching the end, an error, or leaving a loop early releases the stream; in copy mode (the default) nothing is then left to release, in view mode the batches stay valid until `release()`, which the caller must then call (or use `using`).
  */
 export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>, AsyncIterable<arrow.RecordBatch> {
+  /** The stream's schema, as apache-arrow's (with the types `convert` asked for). */
   readonly schema: arrow.Schema;
   /** The stream's ArrowDeviceType (ARROW_DEVICE_CPU for an ArrowArrayStream). */
   readonly deviceType: number;
   private readonly st: ReaderState;
   private count = 0;
 
-  constructor(private readonly acd: CoreRef, st: ReaderState, readonly options: StreamImportOptions) {
+  /**
+   * Made by `importArrayStream` and `importDeviceArrayStream`; not meant to be called directly.
+   *
+   * Ownership: takes ownership of the moved stream and its schema in `st`.
+   * @param acd - the instance.
+   * @param st - the stream's state.
+   * @param options - the import options of each batch.
+   */
+  constructor(private readonly acd: CoreRef, st: ReaderState, /** The import options of each batch. */ readonly options: StreamImportOptions) {
     super(() => {
       for (const h of st.handles) h.release();
       st.handles.length = 0;
@@ -207,6 +249,8 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
    * The next batch as a handle (view mode: owns the C array until its
    * release(), which reader.release() also does), or null at the end.
    * Throws the producer's error (code and message from get_last_error).
+   *
+   * Ownership: the caller owns the returned handle; in view mode the reader's `release()` also releases it.
    */
   nextHandle(): Imported<arrow.RecordBatch> | null {
     const st = this.st;
@@ -238,18 +282,33 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
     return handle;
   }
 
+  /**
+   * The next batch, as an iterator result (`done` at the end).
+   *
+   * Ownership: copy mode: the batch is JS memory; view mode: the reader keeps the batch's C array until its `release()`.
+   * @throws `ArrowCDeviceError` with the producer's code and message.
+   */
   next(): IteratorResult<arrow.RecordBatch, undefined> {
     const h = this.nextHandle();
     return h === null ? { done: true, value: undefined } : { done: false, value: h.value };
   }
 
-  /** Every remaining batch. */
+  /**
+   * Every remaining batch.
+   *
+   * Ownership: as `next()`.
+   */
   readAll(): arrow.RecordBatch[] {
     const out: arrow.RecordBatch[] = [];
     for (let r = this.next(); !r.done; r = this.next()) out.push(r.value);
     return out;
   }
 
+  /**
+   * Sync iteration over the remaining batches; leaving the loop early releases the stream.
+   *
+   * Ownership: as `next()`.
+   */
   [Symbol.iterator](): Iterator<arrow.RecordBatch, undefined> {
     return {
       next: () => this.next(),
@@ -260,6 +319,11 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
     };
   }
 
+  /**
+   * Async iteration (`for await`) over the remaining batches; leaving the loop early releases the stream.
+   *
+   * Ownership: as `next()`.
+   */
   [Symbol.asyncIterator](): AsyncIterator<arrow.RecordBatch, undefined> {
     return {
       next: async () => this.next(),
