@@ -28,6 +28,13 @@ export class DeviceResident extends Handle {
   readonly field: Field;
   readonly #host: DeviceResidentHost;
 
+  /** The ArrowDeviceArray's address, in the core's memory. */
+  readonly ptr: number;
+  /** The ArrowSchema's address, in the core's memory. */
+  readonly schemaPtr: number;
+  /** The device the data is on. */
+  readonly device: Device;
+
   /**
    * Made by `ArrowCDevice.importDeviceBatch` with `{ device: 'keep' }`; not meant to be called directly.
    *
@@ -38,9 +45,9 @@ export class DeviceResident extends Handle {
    * @param field - the schema, read.
    * @param device - the device the data is on.
    */
-  constructor(host: DeviceResidentHost, /** The ArrowDeviceArray's address, in the core's memory. */ readonly ptr: number,
-    /** The ArrowSchema's address, in the core's memory. */ readonly schemaPtr: number, field: Field,
-    /** The device the data is on. */ readonly device: Device) {
+  constructor(host: DeviceResidentHost, ptr: number,
+    schemaPtr: number, field: Field,
+    device: Device) {
     const core = host.core;
     super(() => {
       core.space.release('ArrowArray', ptr);
@@ -48,6 +55,9 @@ export class DeviceResident extends Handle {
       core.free(ptr);
       core.free(schemaPtr);
     });
+    this.ptr = ptr;
+    this.schemaPtr = schemaPtr;
+    this.device = device;
     this.#host = host;
     this.field = field;
   }

@@ -32,6 +32,9 @@ export class ExportedSchema extends Handle {
   /** The address space the struct is in: the core's, or another module's. */
   readonly space: AddressSpace;
 
+  /** The struct's address. */
+  readonly ptr: number;
+
   /**
    * Made by `ArrowCDevice.exportSchema`; not meant to be called directly.
    *
@@ -39,9 +42,10 @@ export class ExportedSchema extends Handle {
    * @param owner - the core or the module the struct was allocated by.
    * @param ptr - the struct's address.
    */
-  constructor(owner: ExportOwner, /** The struct's address. */ readonly ptr: number) {
+  constructor(owner: ExportOwner, ptr: number) {
     const space = owner.space;
     super(() => { space.release('ArrowSchema', ptr); space.allocator!.free(ptr); });
+    this.ptr = ptr;
     this.space = space;
   }
 
@@ -69,6 +73,13 @@ export class ExportedArray extends Handle {
 
   readonly #owner: ExportOwner;
 
+  /** The ArrowSchema's address. */
+  readonly schema: number;
+  /** The ArrowArray's (or ArrowDeviceArray's) address. */
+  readonly array: number;
+  /** What `array` is: an ArrowArray (the default) or an ArrowDeviceArray. */
+  readonly struct: 'ArrowArray' | 'ArrowDeviceArray';
+
   /**
    * Made by the exports of `ArrowCDevice`; not meant to be called directly.
    *
@@ -78,9 +89,9 @@ export class ExportedArray extends Handle {
    * @param array - the ArrowArray's (or ArrowDeviceArray's) address.
    * @param struct - what `array` is.
    */
-  constructor(owner: ExportOwner, /** The ArrowSchema's address. */ readonly schema: number,
-    /** The ArrowArray's (or ArrowDeviceArray's) address. */ readonly array: number,
-    /** What `array` is: an ArrowArray (the default) or an ArrowDeviceArray. */ readonly struct: 'ArrowArray' | 'ArrowDeviceArray' = 'ArrowArray') {
+  constructor(owner: ExportOwner, schema: number,
+    array: number,
+    struct: 'ArrowArray' | 'ArrowDeviceArray' = 'ArrowArray') {
     const space = owner.space;
     super(() => {
       space.release('ArrowSchema', schema);
@@ -88,6 +99,9 @@ export class ExportedArray extends Handle {
       space.allocator!.free(schema);
       space.allocator!.free(array);
     });
+    this.schema = schema;
+    this.array = array;
+    this.struct = struct;
     this.space = space;
     this.#owner = owner;
   }
@@ -145,6 +159,9 @@ export class ImportedSchema extends Handle {
   /** The schema as a field (a record batch's: a struct whose children are the columns). */
   readonly field: Field;
 
+  /** The moved struct's address, in the core's memory. */
+  readonly ptr: number;
+
   /**
    * Made by `ArrowCDevice.importSchema`; not meant to be called directly.
    *
@@ -153,10 +170,11 @@ export class ImportedSchema extends Handle {
    * @param ptr - the struct's address.
    * @throws `ArrowCDeviceError` naming the path at fault when the schema cannot be read.
    */
-  constructor(core: Core, /** The moved struct's address, in the core's memory. */ readonly ptr: number) {
+  constructor(core: Core, ptr: number) {
     // Read before the handle exists: when reading fails, the caller takes the struct back.
     const field = readField(core.structs, ptr);
     super(() => { core.space.release('ArrowSchema', ptr); core.free(ptr); });
+    this.ptr = ptr;
     this.field = field;
   }
 

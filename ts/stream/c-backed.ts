@@ -20,8 +20,12 @@ import type { Metadata } from '../model/types.js';
  * Ownership: a list made by `create` is the caller's, to `release()` (which frees the batches still in it); one from `borrow` is someone else's, and its `release()` does nothing.
  */
 export class BatchList extends Handle {
-  private constructor(private readonly core: Core, /** The list's address (struct AcdBatchList). */ readonly ptr: number, owned: boolean) {
+  /** The list's address (struct AcdBatchList). */
+  readonly ptr: number;
+
+  private constructor(private readonly core: Core, ptr: number, owned: boolean) {
     super(owned ? () => core.stream.listFree(ptr) : () => {});
+    this.ptr = ptr;
   }
 
   /**
@@ -102,8 +106,12 @@ export interface GeneratorOptions {
  * Ownership: the caller owns it until it is moved into a stream or a producer made from it (`cStream`, `startCAsyncProducer`); `release()` frees what was not moved.
  */
 export class CBatchSource extends Handle {
-  private constructor(core: Core, /** The source's address. */ readonly ptr: number) {
+  /** The source's address. */
+  readonly ptr: number;
+
+  private constructor(core: Core, ptr: number) {
     super(() => core.stream.sourceFree(ptr));
+    this.ptr = ptr;
   }
 
   /**

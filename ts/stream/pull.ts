@@ -63,6 +63,11 @@ export class ExportedStream extends Handle {
   /** Where the struct lives: the core's memory, or another module's (an export `{ into }` it). */
   readonly space: AddressSpace;
 
+  /** The struct's address. */
+  readonly ptr: number;
+  /** Which stream struct it is. */
+  readonly kind: StreamKind;
+
   /**
    * Made by `exportArrayStream` and `exportDeviceArrayStream`; not meant to be called directly.
    *
@@ -72,14 +77,16 @@ export class ExportedStream extends Handle {
    * @param kind - which stream struct it is.
    * @param onRelease - called once the struct is freed.
    */
-  constructor(owner: { readonly space: AddressSpace }, /** The struct's address. */ readonly ptr: number,
-    /** Which stream struct it is. */ readonly kind: StreamKind, onRelease?: () => void) {
+  constructor(owner: { readonly space: AddressSpace }, ptr: number,
+    kind: StreamKind, onRelease?: () => void) {
     const space = owner.space;
     super(() => {
       space.release(STREAM_STRUCT[kind], ptr);
       space.allocator!.free(ptr);
       onRelease?.();
     });
+    this.ptr = ptr;
+    this.kind = kind;
     this.space = space;
   }
 
@@ -212,6 +219,9 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
   private readonly st: ReaderState;
   private count = 0;
 
+  /** The import options of each batch. */
+  readonly options: StreamImportOptions;
+
   /**
    * Made by `importArrayStream` and `importDeviceArrayStream`; not meant to be called directly.
    *
@@ -220,12 +230,13 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
    * @param st - the stream's state.
    * @param options - the import options of each batch.
    */
-  constructor(private readonly acd: CoreRef, st: ReaderState, /** The import options of each batch. */ readonly options: StreamImportOptions) {
+  constructor(private readonly acd: CoreRef, st: ReaderState, options: StreamImportOptions) {
     super(() => {
       for (const h of st.handles) h.release();
       st.handles.length = 0;
       finish(st);
     });
+    this.options = options;
     this.st = st;
     // The batches' schema: with the types options.convert converts converted, as each batch has them.
     const { fields, metadata } = st.schema!.schema;
