@@ -26,6 +26,7 @@ export { ForeignModule, partsFromExports, type ForeignModuleOptions, type Module
 export type { ForeignSource } from './exchange/options.js';
 export { ARROW_C_ARRAY, ARROW_C_DEVICE_ARRAY, ARROW_C_DEVICE_STREAM, ARROW_C_SCHEMA, ARROW_C_STREAM, type ArrowCDescriptor, type ArrowCProvider } from './exchange/protocol.js';
 export { ArrowCDeviceError, EBUSY, EINVAL, EIO, ENODEV, ENOMEM, ENOSYS, EOVERFLOW, ERANGE, errnoName } from './abi/errors.js';
+// The type model: a constructor per type of the spec, fields, schemas, equality (pure functions).
 export * as types from './model/types.js';
 export type { DataType, Field, Metadata, Schema, TimeUnit } from './model/types.js';
 export { ARROW_FLAG_DICTIONARY_ORDERED, ARROW_FLAG_MAP_KEYS_SORTED, ARROW_FLAG_NULLABLE, formatOf, parseFormat, typeFromFormat } from './model/format.js';

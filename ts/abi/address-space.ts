@@ -13,8 +13,18 @@ import { StructReader } from './structs.js';
 
 /** How memory is allocated and freed in a space. */
 export interface Allocator {
-  /** size zeroed bytes; throws ArrowCDeviceError when out of memory. */
+  /**
+   * Allocates `size` zeroed bytes.
+   *
+   * Ownership: the caller owns the block and must `free` it.
+   * @throws `ArrowCDeviceError` (ENOMEM) when out of memory.
+   */
   alloc(size: number): number;
+  /**
+   * Frees a block `alloc` returned.
+   *
+   * Ownership: ends the caller's ownership of the block.
+   */
   free(ptr: number): void;
 }
 
@@ -24,12 +34,16 @@ export interface FunctionTable {
    * Emscripten's signature of the function at index ('vi', 'iii', 'vij',
    * ...), '?' for a function whose signature only a call can check (another
    * module's), or null when there is none.
+   *
+   * Ownership: reads; nothing to release.
    */
   signatureOf(index: number): string | null;
   /**
    * Calls the function at index with args after checking that it exists and
    * has `signature`: a function pointer of another kind is an error, never a
    * call (a wasm call_indirect would trap).
+   *
+   * Ownership: whatever the called function's contract says; the check itself holds nothing.
    */
   call(index: number, signature: string, args: readonly (number | bigint)[], what: string): unknown;
 }
@@ -37,12 +51,17 @@ export interface FunctionTable {
 /** The structs whose first-class release callback a space can call. */
 export type ReleasableStruct = 'ArrowSchema' | 'ArrowArray' | 'ArrowDeviceArray' | 'ArrowArrayStream' | 'ArrowDeviceArrayStream';
 
+/**
+ * What a pointer means: the bytes it indexes, the struct layout there (wasm32 or LP64), how function pointers are called and how memory is allocated. The core's memory, another module's and a fixture image are each one; the readers (`readField`, `readRaw`) take a space.
+ */
 export interface AddressSpace {
   /** For messages: 'core', 'image (LP64)', ... */
   readonly name: string;
+  /** The struct layout of this space (wasm32 or LP64). */
   readonly layout: Layout;
-  /** The bytes, address 0 first (a new view after the memory grew). */
+  /** The image's bytes (a copy). */
   readonly bytes: Uint8Array;
+  /** A DataView over `bytes`. */
   readonly view: DataView;
   /** ABI structs in this space, read and written through the layout tables, bounds-checked. */
   readonly structs: StructReader;
@@ -51,9 +70,10 @@ export interface AddressSpace {
   /** null: nothing can be allocated here (an image). */
   readonly allocator: Allocator | null;
   /**
-   * Calls the release callback of the struct at ptr unless it is released
-   * already; returns 0 or an errno code (a callback that cannot be called is
-   * EINVAL and is not called). Throws ENOSYS in a space without a table.
+   * Calls the release callback of the struct at `ptr` unless it is released already; returns 0 or an errno code (a callback that cannot be called is EINVAL and is not called).
+   *
+   * Ownership: takes the caller's ownership of the struct: afterwards it is released (marked so, when its callback could not be called).
+   * @throws `ArrowCDeviceError` (ENOSYS) in a space without a table.
    */
   release(struct: ReleasableStruct, ptr: number): number;
 }
@@ -64,6 +84,13 @@ export interface AddressSpace {
  * callee mark the struct released. One that cannot be called as that is
  * not: the struct is marked released (what it holds leaks) and the result
  * is EINVAL. An ArrowDeviceArray is released through its ArrowArray.
+ *
+ * Ownership: as `AddressSpace.release`: the struct is released afterwards.
+ * @param space - the space the struct is in.
+ * @param struct - which struct it is.
+ * @param ptr - its address.
+ * @returns 0, or EINVAL for a callback that could not be called.
+ * @throws `ArrowCDeviceError` (ENOSYS) in a space without a table.
  */
 export function releaseThrough(space: AddressSpace, struct: ReleasableStruct, ptr: number): number {
   const s = space.structs;
@@ -90,10 +117,15 @@ export function releaseThrough(space: AddressSpace, struct: ReleasableStruct, pt
 
 /** Options of a space over a WebAssembly.Memory. */
 export interface MemorySpaceOptions {
+  /** For messages. */
   name: string;
+  /** The memory. */
   memory: WebAssembly.Memory;
+  /** The struct layout (wasm32 for a wasm module). */
   layout: Layout;
+  /** How its function pointers are called; none: they cannot be. */
   table?: FunctionTable | null;
+  /** Its allocator; none: nothing can be allocated there. */
   allocator?: Allocator | null;
   /** How structs are released here; by default through `table` (releaseThrough). */
   release?: (struct: ReleasableStruct, ptr: number) => number;
@@ -103,11 +135,17 @@ export interface MemorySpaceOptions {
 
 /** A space over a wasm instance's linear memory, which may grow (views are renewed then). */
 export class MemorySpace implements AddressSpace {
+  /** For messages. */
   readonly name: string;
+  /** The struct layout (wasm32). */
   readonly layout: Layout;
+  /** The memory. */
   readonly memory: WebAssembly.Memory;
+  /** How its function pointers are called (null: they cannot be). */
   readonly table: FunctionTable | null;
+  /** Its allocator (null: nothing can be allocated there). */
   readonly allocator: Allocator | null;
+  /** ABI structs in this memory, read and written through the layout tables, bounds-checked. */
   readonly structs: StructReader;
   /** The WebAssembly.Table its function pointers index (null when not given). */
   readonly wasmTable: WebAssembly.Table | null;
@@ -117,6 +155,12 @@ export class MemorySpace implements AddressSpace {
   #dv: DataView;
   readonly #release: ((struct: ReleasableStruct, ptr: number) => number) | undefined;
 
+  /**
+   * A space over `options.memory`.
+   *
+   * Ownership: borrows the memory; nothing to release.
+   * @param options - the memory, its layout, table and allocator.
+   */
   constructor(options: MemorySpaceOptions) {
     this.name = options.name;
     this.layout = options.layout;
@@ -141,6 +185,7 @@ export class MemorySpace implements AddressSpace {
     return this.#u8;
   }
 
+  /** A DataView over the memory (a new one after it grew). */
   get view(): DataView {
     if (this.#u8.length === 0 || (this.shared && this.memory.buffer.byteLength !== this.#u8.length)) this.refresh();
     return this.#dv;
@@ -152,6 +197,14 @@ export class MemorySpace implements AddressSpace {
     this.#dv = new DataView(this.memory.buffer);
   }
 
+  /**
+   * Releases the struct at `ptr` (through `options.release`, or the table).
+   *
+   * Ownership: as `AddressSpace.release`.
+   * @param struct - which struct it is.
+   * @param ptr - its address.
+   * @returns 0 or an errno.
+   */
   release(struct: ReleasableStruct, ptr: number): number {
     return this.#release !== undefined ? this.#release(struct, ptr) : releaseThrough(this, struct, ptr);
   }
@@ -163,19 +216,42 @@ export class MemorySpace implements AddressSpace {
  * written) in either layout.
  */
 export class ImageSpace implements AddressSpace {
+  /** For messages. */
+  readonly name: string;
+  /** The image's layout (wasm32 or LP64). */
+  readonly layout: Layout;
+  /** No table: function pointers in an image cannot be called. */
   readonly table = null;
+  /** No allocator: nothing can be allocated in an image. */
   readonly allocator = null;
+  /** ABI structs in the image, read and written through its layout, bounds-checked. */
   readonly structs: StructReader;
   readonly bytes: Uint8Array;
+  /** A DataView over `bytes`. */
   readonly view: DataView;
 
-  /** The image is copied: later changes to `bytes` do not show through. */
-  constructor(readonly name: string, bytes: Uint8Array, readonly layout: Layout) {
+  /**
+   * The image is copied: later changes to `bytes` do not show through.
+   *
+   * Ownership: copies the bytes; nothing to release.
+   * @param name - for messages.
+   * @param bytes - the image.
+   * @param layout - its pointer width's layout (`wasm32` or `lp64`).
+   */
+  constructor(name: string, bytes: Uint8Array, layout: Layout) {
+    this.name = name;
+    this.layout = layout;
     this.bytes = bytes.slice();
     this.view = new DataView(this.bytes.buffer);
     this.structs = new StructReader(() => this.view, layout);
   }
 
+  /**
+   * Releases the struct at `ptr`: 0 when its release is NULL already.
+   *
+   * Ownership: as `AddressSpace.release`.
+   * @throws `ArrowCDeviceError` (ENOSYS) when its release is set: an image has no table to call it through.
+   */
   release(struct: ReleasableStruct, ptr: number): number {
     return releaseThrough(this, struct, ptr);
   }

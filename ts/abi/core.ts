@@ -36,6 +36,7 @@ function signatureCodes(slots: readonly string[]): Uint8Array {
   return codes;
 }
 
+/** Options of `load`. */
 export interface LoadOptions {
   /** The wasm binary, when the caller wants to supply it (it is embedded by default). */
   wasmBinary?: ArrayBuffer | Uint8Array;
@@ -46,6 +47,7 @@ export interface LoadOptions {
  * round-trip functions take one, so that they need nothing else of the facade.
  */
 export interface CoreRef {
+  /** The loaded core. */
   readonly core: Core;
 }
 
