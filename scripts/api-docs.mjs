@@ -12,7 +12,7 @@
 // --out writes somewhere else (the test compares with docs/api/); --entry
 // replaces the entries of package.json (the test's check of the check).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -28,12 +28,16 @@ const given = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--out') out = resolve(args[++i]);
   else if (args[i] === '--entry') given.push(args[++i]);
-  else fail(`unknown argument ${args[i]} (known: --out DIR, --entry SUBPATH=DECLARATIONS)`);
+  else {
+    process.stderr.write(`[api-docs] unknown argument ${args[i]} (known: --out DIR, --entry SUBPATH=DECLARATIONS)\n`);
+    process.exit(2);
+  }
 }
 
+class Failure extends Error {}
+
 function fail(message) {
-  process.stderr.write(`[api-docs] ${message}\n`);
-  process.exit(1);
+  throw new Failure(message);
 }
 
 /** The declaration file of each entry: "." and each subpath of package.json "exports". */
@@ -80,26 +84,45 @@ const problems = [];
 try {
   const list = entries();
   const staging = join(work, 'out');
+  const pages = [];
   for (const { subpath, declarations } of list) {
     const name = subpath === '.' ? '' : subpath.replace(/^\.\//, '');
     const model = extract(subpath, declarations);
     if (model === null) continue;
     checkOwnership(subpath, JSON.parse(readFileSync(model, 'utf8')));
-    const input = join(work, `input-${list.indexOf(list.find((e) => e.subpath === subpath))}`);
+    const n = list.findIndex((e) => e.subpath === subpath);
+    const input = join(work, `input-${n}`);
     mkdirSync(input);
     writeFileSync(join(input, `${pkgName}.api.json`), readFileSync(model));
-    const target = name === '' ? staging : join(staging, name);
+    // Each entry into a folder of its own (api-documenter empties its output folder), placed below.
+    const target = join(work, `pages-${n}`);
+    pages.push({ name, target });
     const r = spawnSync(process.execPath, [join(root, 'node_modules/@microsoft/api-documenter/bin/api-documenter'), 'markdown', '-i', input, '-o', target], { encoding: 'utf8' });
     if (r.status !== 0) fail(`api-documenter failed for ${subpath}:\n${r.stdout}${r.stderr}`);
     if (name !== '') retitle(target, `${pkgName}/${name}`);
+    // api-documenter writes CRLF; the repository's text files are LF.
+    for (const file of readdirSync(target)) {
+      const path = join(target, file);
+      if (file.endsWith('.md')) writeFileSync(path, readFileSync(path, 'utf8').replaceAll('\r\n', '\n'));
+    }
+  }
+  mkdirSync(staging);
+  for (const { name, target } of pages) renameSync(target, name === '' ? join(staging, '.main') : join(staging, name));
+  if (existsSync(join(staging, '.main'))) {
+    for (const file of readdirSync(join(staging, '.main'))) renameSync(join(staging, '.main', file), join(staging, file));
+    rmSync(join(staging, '.main'), { recursive: true });
   }
   if (problems.length > 0) {
     fail(`${problems.length} problem(s) in the doc comments:\n${problems.join('\n')}`);
   }
   rmSync(out, { recursive: true, force: true });
   mkdirSync(dirname(out), { recursive: true });
-  renameSync(staging, out);
+  cpSync(staging, out, { recursive: true });
   process.stdout.write(`[api-docs] ${list.length} entr${list.length === 1 ? 'y' : 'ies'} documented into ${relative(root, out) || out}\n`);
+} catch (e) {
+  if (!(e instanceof Failure)) throw e;
+  process.stderr.write(`[api-docs] ${e.message}\n`);
+  process.exitCode = 1;
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
@@ -162,21 +185,20 @@ function extract(subpath, declarations) {
 /**
  * Every function, method and constructor says who owns what after it: its
  * doc comment has an "Ownership:" sentence (what it takes ownership of, what
- * the caller must release, or that it borrows and allocates nothing). The
- * functions of a namespace may share one, in the namespace's doc comment.
+ * the caller must release, or that it borrows and allocates nothing).
  */
 function checkOwnership(subpath, model) {
   const callable = new Set(['Function', 'Method', 'MethodSignature', 'Constructor']);
-  const walk = (item, where, covered) => {
+  const walk = (item, where) => {
     const doc = item.docComment ?? '';
     const name = item.kind === 'Constructor' ? 'constructor' : item.name;
     const here = item.kind === 'EntryPoint' || item.kind === 'Package' ? where : where === '' ? name : `${where}.${name}`;
-    if (callable.has(item.kind) && doc !== '' && !covered && !/Ownership:/.test(doc)) {
+    if (callable.has(item.kind) && doc !== '' && !/Ownership:/.test(doc)) {
       problems.push(`  ${subpath}: ${here}: its doc comment has no "Ownership:" sentence (what it takes, what the caller releases)`);
     }
-    for (const m of item.members ?? []) walk(m, here, covered || (item.kind === 'Namespace' && /Ownership:/.test(doc)));
+    for (const m of item.members ?? []) walk(m, here);
   };
-  walk(model, '', false);
+  walk(model, '');
 }
 
 /** A subpath's pages name the package as a user imports it ("arrow-c-device/ipc"). */

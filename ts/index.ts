@@ -39,12 +39,27 @@ import { ArrowCDevice } from './api.js';
 import type { LoadOptions } from './abi/core.js';
 import type { AttachOptions } from './abi/attach.js';
 
-/** Loads a new instance of the wasm core. */
+/**
+ * Loads a new instance of the wasm core, with its own memory: the same as `ArrowCDevice.load`.
+ *
+ * Ownership: the instance lives as long as the caller keeps it; it has nothing to release.
+ * @param options - the wasm binary, when the caller supplies it.
+ * @returns the facade over the new instance.
+ */
 export function load(options?: LoadOptions): Promise<ArrowCDevice> {
   return ArrowCDevice.load(options);
 }
 
-/** Linked mode: the facade over an Emscripten module that linked the core's static library (see ArrowCDevice.attach). */
+/**
+ * Linked mode: the facade over an Emscripten module that linked the core's static library (see
+ * `ArrowCDevice.attach`).
+ *
+ * Ownership: borrows the module; nothing to release.
+ * @param module - what the module's factory resolved to.
+ * @param options - the module's wasm binary, when the factory was not given it.
+ * @returns the facade over the module's memory.
+ * @throws `ArrowCDeviceError` (EINVAL) naming a missing link flag or binding.
+ */
 export function attach(module: object, options?: AttachOptions): ArrowCDevice {
   return ArrowCDevice.attach(module, options);
 }

@@ -59,7 +59,7 @@ export interface AddressSpace {
   readonly name: string;
   /** The struct layout of this space (wasm32 or LP64). */
   readonly layout: Layout;
-  /** The image's bytes (a copy). */
+  /** The bytes, address 0 first (a new view after the memory grew). */
   readonly bytes: Uint8Array;
   /** A DataView over `bytes`. */
   readonly view: DataView;
@@ -226,6 +226,7 @@ export class ImageSpace implements AddressSpace {
   readonly allocator = null;
   /** ABI structs in the image, read and written through its layout, bounds-checked. */
   readonly structs: StructReader;
+  /** The image's bytes (a copy). */
   readonly bytes: Uint8Array;
   /** A DataView over `bytes`. */
   readonly view: DataView;

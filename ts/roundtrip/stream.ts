@@ -23,16 +23,22 @@ import { fieldsEqual } from '../model/types.js';
 
 import type { RoundtripSummary } from './roundtrip.js';
 
+/**
+ * Which stream interface a round trip goes through: the pull stream or the async device stream.
+ */
 export type Via = 'stream' | 'async';
 
 /** The CLI's roundtrip summary, with the interface used and what streams could leak. */
 export interface StreamRoundtripSummary extends RoundtripSummary {
+  /** The interface used. */
   via: Via;
   /** Function table slots and stream objects (TS and C) left behind. */
   tableSlotsLeaked: number;
+  /** Stream objects (TS-made structs' state) left after the run. */
   objectsLeaked: number;
 }
 
+/** Options of `roundtripStream`. */
 export interface StreamRoundtripOptions {
   /** Named in the summary. */
   file?: string;
@@ -45,6 +51,8 @@ export interface StreamRoundtripOptions {
 /**
  * Sends every batch of table through the pull stream or the async device
  * stream and back (TS → C → TS), compares them and checks for leaks.
+ *
+ * Ownership: every stream and batch it makes is released before the promise resolves (what was not is reported as leaked); nothing to release.
  */
 export async function roundtripStream(acd: CoreRef, table: arrow.Table, via: Via, mode: 'copy' | 'view',
   options: StreamRoundtripOptions = {}): Promise<StreamRoundtripSummary> {

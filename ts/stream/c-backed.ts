@@ -259,6 +259,8 @@ export class CAsyncConsumer extends Handle {
 
   /**
    * What it has seen so far: the schema, the end, the release, an error, the tasks and the credit it gave.
+   *
+   * Ownership: a snapshot in JS memory; nothing to release.
    */
   state(): { schemaReceived: boolean; ended: boolean; released: boolean; errorCode: number; errorMessage: string; tasks: number; requested: number; additionalMetadata: Metadata | null } {
     const s = this.core.stream;

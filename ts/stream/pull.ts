@@ -402,12 +402,29 @@ function importStream(acd: CoreRef, kind: StreamKind, ptr: number, options: Stre
 /**
  * Takes ownership of the ArrowArrayStream at ptr (moved: the source is marked
  * released) and reads its schema. On failure nothing is moved or released.
+ *
+ * The function form of `ArrowCDevice.importArrayStream`.
+ *
+ * Ownership: takes ownership of the stream at `ptr`; the returned reader owns it and releases it at its end, on an error or on leaving a loop early; in view mode, or when the reader is left before its end, the caller must `release()` it.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param ptr - the ArrowArrayStream's address.
+ * @param options - the import options of each batch.
+ * @returns the reader.
+ * @throws `ArrowCDeviceError` with the producer's code when `get_schema` fails, or naming the path at fault.
  */
 export function importArrayStream(acd: CoreRef, ptr: number, options: StreamImportOptions = {}): StreamReader {
   return importStream(acd, 'array', ptr, options);
 }
 
-/** Like importArrayStream, for an ArrowDeviceArrayStream (each batch must be on its device type). */
+/**
+ * Like importArrayStream, for an ArrowDeviceArrayStream (each batch must be on its device type).
+ *
+ * Ownership: as `importArrayStream`.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param ptr - the ArrowDeviceArrayStream's address.
+ * @param options - the import options of each batch, and the device policy.
+ * @returns the reader.
+ */
 export function importDeviceArrayStream(acd: CoreRef, ptr: number, options: StreamImportOptions = {}): StreamReader {
   return importStream(acd, 'device', ptr, options);
 }

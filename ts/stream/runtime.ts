@@ -72,7 +72,11 @@ export function failure(e: unknown): { code: number; message: string } {
 
 const runtimes = new WeakMap<Core, StreamRuntime>();
 
-/** The stream runtime of a core (made on first use; it takes one table slot). */
+/**
+ * The stream runtime of a core (made on first use; it takes one table slot).
+ *
+ * Ownership: the runtime lives as long as the core; nothing to release.
+ */
 export function streamRuntime(core: Core): StreamRuntime {
   let rt = runtimes.get(core);
   if (rt === undefined) {
