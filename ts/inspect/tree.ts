@@ -7,6 +7,8 @@
 // space (the core's memory, a fixture image in either layout).
 // A struct that cannot be read (a broken pointer, a bad format) ends its
 // branch with a problem instead of throwing: a learner may have broken it.
+// Longer than 400 lines because its public members carry their reference
+// documentation (docs/api/ is generated from it), ownership included.
 
 import type { AddressSpace } from '../abi/address-space.js';
 import { constants } from '../abi/generated/layout.js';

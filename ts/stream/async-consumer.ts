@@ -4,6 +4,8 @@
 // extract_data called exactly once per task (NULL when the data is not
 // wanted). The stream may live in another module's memory ({ from }): the
 // calls that differ are in async-calls.ts.
+// Longer than 400 lines because its public members carry their reference
+// documentation (docs/api/ is generated from it), ownership included.
 
 import type * as arrow from 'apache-arrow';
 import type { ImportedSchema, Imported } from '../exchange/handles.js';

@@ -5,6 +5,8 @@
 //  - consumed from any stream in wasm memory (ours, the C core's, another
 //    module's) as a RecordBatchReader-like iterable, sync and async;
 // The C core's producer and consumer are in stream-c.ts.
+// Longer than 400 lines because its public members carry their reference
+// documentation (docs/api/ is generated from it), ownership included.
 
 import * as arrow from 'apache-arrow';
 import type { ImportedSchema, Imported } from '../exchange/handles.js';
