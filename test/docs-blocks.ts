@@ -8,7 +8,9 @@
 //   one working directory per section;
 // - a block the tests cannot run has, as the paragraph right before it, a
 //   reason the reader sees: `*Not run by the tests: REASON.*`;
-// - `text` blocks are not code (diagrams, output) and are not run.
+// - `text` blocks are not code (diagrams, output) and are not run;
+// - a paragraph right after a program that starts "This prints" names, in
+//   backticks, text its output must contain.
 
 export type Kind = 'program' | 'shell' | 'text' | 'other';
 
@@ -25,6 +27,8 @@ export interface Block {
   readonly notRun: string | null;
   /** For a JS/TS block that does not start with `import`: the block it continues. */
   base: Block | null;
+  /** What its output must contain: the backticked parts of a "This prints" paragraph right after it. */
+  readonly prints: readonly string[];
 }
 
 const NOT_RUN = /^\*Not run by the tests: (.+)\*$/;
@@ -59,6 +63,12 @@ export function parseBlocks(file: string, markdown: string): Block[] {
       code.push(lines[i]!.startsWith(indent!) ? lines[i]!.slice(indent!.length) : lines[i]!);
     }
     if (i >= lines.length) throw new Error(`${file}:${start + 1}: a code block that is never closed`);
+    let next = i + 1;
+    while (next < lines.length && lines[next]!.trim() === '') next++;
+    const after: string[] = [];
+    for (; next < lines.length && lines[next]!.trim() !== '' && !/^(`{3,}|~{3,}|#)/.test(lines[next]!.trim()); next++) after.push(lines[next]!.trim());
+    const printsText = /^This prints (.*?)\.(\s|$)/.exec(after.join(' '));
+    const prints = printsText === null ? [] : [...printsText[1]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
     // The paragraph right before the block (it may be wrapped over several lines).
     let end = start - 1;
     while (end >= 0 && lines[end]!.trim() === '') end--;
@@ -68,7 +78,7 @@ export function parseBlocks(file: string, markdown: string): Block[] {
     const reason = NOT_RUN.exec(paragraph);
     blocks.push({
       file, line: start + 1, lang: lang!, kind: kindOf(lang!), code: code.join('\n') + '\n', section,
-      notRun: reason === null ? null : reason[1]!.trim(), base: null,
+      notRun: reason === null ? null : reason[1]!.trim(), base: null, prints,
     });
   }
   for (const b of blocks) {

@@ -63,7 +63,7 @@ describe('the conventions of the example runner', () => {
     '## A', '```js', 'acd.bytesAllocated();', '```',
     'Some text.', '', '*Not run by the tests: needs', 'a CUDA device.*', '', '```sh', 'nvidia-smi', '```',
     '```c', 'int x;', '```', '## B', '```js', '// a comment first', "import * as arrow from 'apache-arrow';", '```',
-    '```js', 'arrow;', '```',
+    '```js', 'arrow;', '```', '', 'This prints `1n` and `[ 2 ]`. Then more.',
   ].join('\n');
   const blocks = parseBlocks('t.md', md);
 
@@ -74,6 +74,10 @@ describe('the conventions of the example runner', () => {
     ]);
     expect(isWholeProgram('/* x */\n// y\nimport a from "b";')).toBe(true);
     expect(isWholeProgram('const importance = 1;')).toBe(false);
+  });
+
+  test('what a program prints is read from a "This prints" paragraph right after it', () => {
+    expect(blocks.map((b) => b.prints)).toEqual([[], [], [], [], [], ['1n', '[ 2 ]']]);
   });
 
   test('the visible reason is read from the paragraph right before the block', () => {
@@ -109,10 +113,13 @@ describe('every code block of README.md and docs/*.md', () => {
   });
 
   for (const b of BLOCKS.filter((x) => x.notRun === null && (x.kind === 'program' || x.kind === 'shell'))) {
-    const title = `${b.file}:${b.line} (${b.section || 'top'}, ${b.lang}${b.base !== null ? `, continues line ${b.base.line}` : ''})`;
+    const title = `${b.file}:${b.line} (${b.section || 'top'}, ${b.lang}${b.base !== null ? `, continues line ${b.base.line}` : ''}${b.prints.length > 0 ? `, prints ${b.prints.length} things` : ''})`;
     test(title, () => {
       if (b.kind === 'shell') runShell(b);
-      else runProgram(b);
+      else {
+        const stdout = runProgram(b);
+        for (const text of b.prints) expect({ block: `${b.file}:${b.line}`, prints: text, found: stdout.includes(text) }).toEqual({ block: `${b.file}:${b.line}`, prints: text, found: true });
+      }
     }, 180_000);
   }
 });
