@@ -4,8 +4,8 @@
 // entry) and docs/api/<subpath>/ (each other entry). Every exported
 // declaration and every public member must have a doc comment
 // (ae-undocumented is an error here), every function and method an
-// "Ownership:" sentence, and the comments must be valid TSDoc: the run fails
-// otherwise, naming each.
+// "Ownership:" sentence and a @param per parameter, and the comments must be
+// valid TSDoc: the run fails otherwise, naming each.
 // TypeDoc cannot be used: its peer is TypeScript <= 6 and the project's
 // compiler is TypeScript 7; api-extractor bundles its own.
 //   node scripts/api-docs.mjs [--out DIR] [--entry SUBPATH=DECLARATIONS ...]
@@ -185,7 +185,8 @@ function extract(subpath, declarations) {
 /**
  * Every function, method and constructor says who owns what after it: its
  * doc comment has an "Ownership:" sentence (what it takes ownership of, what
- * the caller must release, or that it borrows and allocates nothing).
+ * the caller must release, or that it borrows and allocates nothing), and a
+ * `@param` for each parameter.
  */
 function checkOwnership(subpath, model) {
   const callable = new Set(['Function', 'Method', 'MethodSignature', 'Constructor']);
@@ -195,6 +196,11 @@ function checkOwnership(subpath, model) {
     const here = item.kind === 'EntryPoint' || item.kind === 'Package' ? where : where === '' ? name : `${where}.${name}`;
     if (callable.has(item.kind) && doc !== '' && !/Ownership:/.test(doc)) {
       problems.push(`  ${subpath}: ${here}: its doc comment has no "Ownership:" sentence (what it takes, what the caller releases)`);
+    }
+    if (callable.has(item.kind) && doc !== '') {
+      for (const { parameterName } of item.parameters ?? []) {
+        if (!doc.includes(`@param ${parameterName} -`)) problems.push(`  ${subpath}: ${here}: no @param for ${parameterName}`);
+      }
     }
     for (const m of item.members ?? []) walk(m, here);
   };

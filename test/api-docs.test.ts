@@ -3,7 +3,7 @@
 // writes into build/types/, api-documenter into markdown) and must be what
 // the sources give now; the same run fails when a public export or member
 // has no doc comment, when a function or method does not say who owns what
-// ("Ownership:"), or when a comment is not valid TSDoc.
+// ("Ownership:") or lacks a @param, or when a comment is not valid TSDoc.
 import { expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -49,13 +49,14 @@ test('docs/api/ is what the sources give now (regenerate it with npm run docs:ap
   }
 }, 180_000);
 
-test('an export without a doc comment, a function without "Ownership:" and invalid TSDoc each fail the run, named', () => {
+test('an export without a doc comment, a function without "Ownership:" or a @param, and invalid TSDoc each fail the run, named', () => {
   const dir = mkdtempSync(join(ROOT, 'build', 'api-docs-check-'));
   try {
     const good = join(dir, 'good.d.ts');
     writeFileSync(good, [
       '/** A documented constant. */', 'export declare const A = 1;',
-      '/**', ' * Adds.', ' *', ' * Ownership: pure; nothing to release.', ' */', 'export declare function add(a: number, b: number): number;', '',
+      '/**', ' * Adds.', ' *', ' * Ownership: pure; nothing to release.', ' * @param a - one.', ' * @param b - the other.', ' */',
+      'export declare function add(a: number, b: number): number;', '',
     ].join('\n'));
     const bad = join(dir, 'bad.d.ts');
     writeFileSync(bad, [
@@ -70,6 +71,7 @@ test('an export without a doc comment, a function without "Ownership:" and inval
     expect(r.stderr).toContain('(ae-undocumented) Missing documentation for "UNDOCUMENTED"');
     expect(r.stderr).toContain('(ae-undocumented) Missing documentation for "size"');
     expect(r.stderr).toContain('./extra: take: its doc comment has no "Ownership:" sentence');
+    expect(r.stderr).toContain('./extra: take: no @param for ptr');
     expect(r.stderr).toContain('(tsdoc-malformed-inline-tag)');
     expect(r.stderr).not.toContain('"use"');
     expect(existsSync(join(dir, 'out'))).toBe(false); // nothing written on failure

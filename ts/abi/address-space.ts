@@ -18,12 +18,14 @@ export interface Allocator {
    *
    * Ownership: the caller owns the block and must `free` it.
    * @throws `ArrowCDeviceError` (ENOMEM) when out of memory.
+   * @param size - how many bytes.
    */
   alloc(size: number): number;
   /**
    * Frees a block `alloc` returned.
    *
    * Ownership: ends the caller's ownership of the block.
+   * @param ptr - the block's address.
    */
   free(ptr: number): void;
 }
@@ -36,6 +38,7 @@ export interface FunctionTable {
    * module's), or null when there is none.
    *
    * Ownership: reads; nothing to release.
+   * @param index - the table index (the function pointer).
    */
   signatureOf(index: number): string | null;
   /**
@@ -44,6 +47,10 @@ export interface FunctionTable {
    * call (a wasm call_indirect would trap).
    *
    * Ownership: whatever the called function's contract says; the check itself holds nothing.
+   * @param index - the table index (the function pointer).
+   * @param signature - Emscripten's signature (`vi`, `iii`, ...).
+   * @param args - the arguments.
+   * @param what - what is called, for messages.
    */
   call(index: number, signature: string, args: readonly (number | bigint)[], what: string): unknown;
 }
@@ -74,6 +81,8 @@ export interface AddressSpace {
    *
    * Ownership: takes the caller's ownership of the struct: afterwards it is released (marked so, when its callback could not be called).
    * @throws `ArrowCDeviceError` (ENOSYS) in a space without a table.
+   * @param struct - which struct it is.
+   * @param ptr - the struct's address.
    */
   release(struct: ReleasableStruct, ptr: number): number;
 }
@@ -252,6 +261,8 @@ export class ImageSpace implements AddressSpace {
    *
    * Ownership: as `AddressSpace.release`.
    * @throws `ArrowCDeviceError` (ENOSYS) when its release is set: an image has no table to call it through.
+   * @param struct - which struct it is.
+   * @param ptr - the struct's address.
    */
   release(struct: ReleasableStruct, ptr: number): number {
     return releaseThrough(this, struct, ptr);

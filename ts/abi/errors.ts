@@ -38,6 +38,7 @@ const ERRNO_NAMES: ReadonlyMap<number, string> = new Map([
  * The symbolic name of an errno code ('EINVAL'), or `errno N` when unknown.
  *
  * Ownership: pure; nothing to release.
+ * @param code - the errno.
  */
 export function errnoName(code: number): string {
   return ERRNO_NAMES.get(code) ?? `errno ${code}`;

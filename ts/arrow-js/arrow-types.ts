@@ -61,6 +61,7 @@ function toArrowMap(t: Extract<DataType, { kind: 'map' }>): arrow.Map_ {
  * The apache-arrow type for a model type; throws ENOSYS for types arrow-js lacks.
  *
  * Ownership: pure; nothing to release.
+ * @param t - the type.
  */
 export function toArrowType(t: DataType): arrow.DataType {
   switch (t.kind) {
@@ -106,6 +107,7 @@ export function toArrowType(t: DataType): arrow.DataType {
  * The apache-arrow Field for a model field.
  *
  * Ownership: pure; nothing to release.
+ * @param f - the field.
  */
 export function toArrowField(f: Field): arrow.Field {
   return new arrow.Field(f.name, toArrowType(f.type), f.nullable, toArrowMetadata(f.metadata));
@@ -115,6 +117,7 @@ export function toArrowField(f: Field): arrow.Field {
  * The apache-arrow Schema for a model schema.
  *
  * Ownership: pure; nothing to release.
+ * @param s - the schema.
  */
 export function toArrowSchema(s: Schema): arrow.Schema {
   return new arrow.Schema(s.fields.map(toArrowField), toArrowMetadata(s.metadata));
@@ -138,6 +141,7 @@ function fromArrowInt(t: arrow.Int): Extract<DataType, { kind: 'int' }> {
  * The model type for an apache-arrow type.
  *
  * Ownership: pure; nothing to release.
+ * @param t - the type.
  */
 export function fromArrowType(t: arrow.DataType): DataType {
   const T = arrow.Type;
@@ -212,6 +216,7 @@ export function fromArrowType(t: arrow.DataType): DataType {
  * The model field for an apache-arrow Field.
  *
  * Ownership: pure; nothing to release.
+ * @param f - the field.
  */
 export function fromArrowField(f: arrow.Field): Field {
   return { name: f.name, type: fromArrowType(f.type), nullable: f.nullable, metadata: fromArrowMetadata(f.metadata) };
@@ -221,6 +226,7 @@ export function fromArrowField(f: arrow.Field): Field {
  * The model schema for an apache-arrow Schema.
  *
  * Ownership: pure; nothing to release.
+ * @param s - the schema.
  */
 export function fromArrowSchema(s: arrow.Schema): Schema {
   return { fields: s.fields.map(fromArrowField), metadata: fromArrowMetadata(s.metadata) };

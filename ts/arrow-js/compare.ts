@@ -24,6 +24,7 @@ export interface Mismatch {
  * A plain value for a cell of any type (nested values included).
  *
  * Ownership: pure; nothing to release.
+ * @param v - a cell's value as apache-arrow gives it.
  */
 export function normalize(v: unknown): unknown {
   if (v === null || v === undefined) return null;
@@ -55,6 +56,8 @@ const show = (v: unknown) => JSON.stringify(v) ?? 'undefined';
  * The columns of two batches whose fields differ (names, types, nullability, metadata).
  *
  * Ownership: pure; nothing to release.
+ * @param expected - the expected batch.
+ * @param found - the batch found.
  */
 export function schemaDifferences(expected: arrow.RecordBatch, found: arrow.RecordBatch): string[] {
   const a = fromArrowBatch(expected);
@@ -77,6 +80,10 @@ function describe(f: Field): string {
  * Compares two batches cell by cell; returns at most `limit` mismatches.
  *
  * Ownership: pure; nothing to release.
+ * @param expected - the expected batch.
+ * @param found - the batch found.
+ * @param batch - the batch's index, for the mismatches.
+ * @param limit - how many differences at most.
  */
 export function compareBatches(expected: arrow.RecordBatch, found: arrow.RecordBatch, batch: number, limit = 10): Mismatch[] {
   const out: Mismatch[] = [];

@@ -80,6 +80,7 @@ const NAMES = new Map<number, DeviceTypeName>(
  * The name of a device type ('cuda'), or undefined when it is not one of the header's.
  *
  * Ownership: pure; nothing to release.
+ * @param type - the ArrowDeviceType.
  */
 export function deviceTypeName(type: number): DeviceTypeName | undefined {
   return NAMES.get(type);
@@ -89,6 +90,8 @@ export function deviceTypeName(type: number): DeviceTypeName | undefined {
  * 'cuda:1'; 'cpu' for the CPU; 'device type 5' for a type the header lacks.
  *
  * Ownership: pure; nothing to release.
+ * @param type - the ArrowDeviceType.
+ * @param id - the device id.
  */
 export function deviceName(type: number, id: number | bigint): string {
   const name = NAMES.get(type);
@@ -100,6 +103,7 @@ export function deviceName(type: number, id: number | bigint): string {
  * Whether the host reads this type's memory directly (CPU, CUDA_HOST, ROCM_HOST, CUDA_MANAGED).
  *
  * Ownership: pure; nothing to release.
+ * @param type - the ArrowDeviceType.
  */
 export function isHostAccessible(type: number): boolean {
   const name = NAMES.get(type);
@@ -110,6 +114,7 @@ export function isHostAccessible(type: number): boolean {
  * What sync_event points at for this type ('cudaEvent_t*'), or null when it is always NULL.
  *
  * Ownership: pure; nothing to release.
+ * @param type - the ArrowDeviceType.
  */
 export function eventTypeOf(type: number): string | null {
   const name = NAMES.get(type);
@@ -129,6 +134,7 @@ const usage = `expected TYPE or TYPE:ID, TYPE one of ${Object.keys(DEVICE_TYPES)
  *
  * Ownership: pure; nothing to release.
  * @throws `ArrowCDeviceError` (EINVAL) for a spec that names no device of the header.
+ * @param spec - the device.
  */
 export function parseDevice(spec: DeviceSpec | Device): Device {
   let type: number | undefined;

@@ -67,24 +67,28 @@ export interface ArrowCProvider {
    * Hands over the schema and an ArrowArray, in the requested representation when the provider can give it.
    *
    * Ownership: the caller owns the returned descriptor and must call its `release()`.
+   * @param requestedSchema - the schema asked for, or nothing.
    */
   [ARROW_C_ARRAY]?(requestedSchema?: unknown): ArrowCDescriptor;
   /**
    * Hands over the schema and an ArrowDeviceArray.
    *
    * Ownership: the caller owns the returned descriptor and must call its `release()`.
+   * @param requestedSchema - the schema asked for (an object offering `Symbol.for('arrow.c_schema')`), or nothing.
    */
   [ARROW_C_DEVICE_ARRAY]?(requestedSchema?: unknown): ArrowCDescriptor;
   /**
    * Hands over an ArrowArrayStream.
    *
    * Ownership: the caller owns the returned descriptor and must call its `release()`.
+   * @param requestedSchema - the schema asked for (an object offering `Symbol.for('arrow.c_schema')`), or nothing.
    */
   [ARROW_C_STREAM]?(requestedSchema?: unknown): ArrowCDescriptor;
   /**
    * Hands over an ArrowDeviceArrayStream.
    *
    * Ownership: the caller owns the returned descriptor and must call its `release()`.
+   * @param requestedSchema - the schema asked for (an object offering `Symbol.for('arrow.c_schema')`), or nothing.
    */
   [ARROW_C_DEVICE_STREAM]?(requestedSchema?: unknown): ArrowCDescriptor;
 }

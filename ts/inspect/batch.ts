@@ -33,6 +33,9 @@ export interface BatchTree {
  * buffer through the device. Their sizes are not read.
  *
  * Ownership: borrows the structs, which stay the caller's; the tree is JS memory.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param schema - the ArrowSchema's address.
+ * @param deviceArray - the ArrowDeviceArray's address.
  */
 export function deviceTree(acd: CoreRef, schema: number, deviceArray: number): StructTree {
   const waited = { done: false };
@@ -58,6 +61,10 @@ export function deviceTree(acd: CoreRef, schema: number, deviceArray: number): S
  * The schema and ArrowDeviceArray (on the CPU) of a batch, as they are in memory in that layout.
  *
  * Ownership: the structs it makes are released before it returns; the tree is JS memory.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param field - the batch's schema, as a field (`types.recordBatchField`).
+ * @param batch - the batch, a raw struct array.
+ * @param layout - `wasm32` (the core's export) or `lp64` (a fixture image).
  */
 export function batchTree(acd: CoreRef, field: Field, batch: RawArray, layout: InspectLayout): BatchTree {
   if (layout === 'lp64') {

@@ -65,6 +65,7 @@ export function samples(): readonly Sample[] {
  *
  * Ownership: JS memory; nothing to release.
  * @throws `ArrowCDeviceError` (EINVAL) naming a few samples when there is none of that name.
+ * @param name - its name.
  */
 export function sample(name: string): Sample {
   const found = samples().find((s) => s.name === name);

@@ -120,6 +120,7 @@ const hexBytes = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).pad
  * The names of the flags set ("ARROW_FLAG_NULLABLE | ..."), and what is left unnamed.
  *
  * Ownership: pure; nothing to release.
+ * @param flags - the ArrowSchema flags.
  */
 export function flagNames(flags: number): string {
   const names: string[] = ([[ARROW_FLAG_DICTIONARY_ORDERED, 'ARROW_FLAG_DICTIONARY_ORDERED'], [ARROW_FLAG_NULLABLE, 'ARROW_FLAG_NULLABLE'],
@@ -133,6 +134,9 @@ export function flagNames(flags: number): string {
  * What buffer i of n of an array of this type holds.
  *
  * Ownership: pure; nothing to release.
+ * @param type - the type.
+ * @param i - the buffer's index.
+ * @param n - how many buffers the array has.
  */
 export function bufferRole(type: DataType, i: number, n: number): string {
   const offsets = (k: string) => (k.startsWith('large') ? 'offsets (int64)' : 'offsets (int32)');

@@ -48,6 +48,7 @@ export class CDataIntegration {
    * The number of batches of the file (reads and caches it).
    *
    * Ownership: the parsed file is cached in JS memory; nothing to release.
+   * @param path - the JSON file.
    */
   batchCount(path: string): number {
     return this.file(path).batches.length;

@@ -88,6 +88,7 @@ export const CANONICAL_EXTENSIONS: readonly string[] = Object.keys(CHECKS);
  * The field's extension type, or null when it has none.
  *
  * Ownership: pure; nothing to release.
+ * @param field - the field.
  */
 export function extensionOf(field: Field): Extension | null {
   const name = field.metadata?.get(EXTENSION_NAME_KEY);

@@ -99,6 +99,7 @@ function parseUnion(format: string): FormatInfo {
  * Parses one format string; throws ArrowCDeviceError (EINVAL) quoting it when malformed.
  *
  * Ownership: pure; nothing to release.
+ * @param format - the format string.
  */
 export function parseFormat(format: string): FormatInfo {
   const fixed = FIXED.get(format);
@@ -133,6 +134,7 @@ function checkInt(type: DataType, what: string, value: number, min: number, max:
  * The format string of a type; for a dictionary, of its index type (the value type goes in the dictionary child).
  *
  * Ownership: pure; nothing to release.
+ * @param type - the type.
  */
 export function formatOf(type: DataType): string {
   switch (type.kind) {
@@ -196,6 +198,10 @@ function expectChildren(format: string, children: readonly Field[], n: number): 
  * do not fit together.
  *
  * Ownership: pure; nothing to release.
+ * @param format - the format string.
+ * @param children - the children's fields.
+ * @param flags - the ArrowSchema flags.
+ * @param dictionaryValue - the dictionary's value type, for a dictionary-encoded type.
  */
 export function typeFromFormat(format: string, children: readonly Field[], flags: number, dictionaryValue?: DataType): DataType {
   const info = parseFormat(format);

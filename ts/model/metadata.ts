@@ -125,6 +125,7 @@ export function codeUnitsToString(units: Uint16Array, n = units.length): string 
  * gives null (a NULL pointer in C); an empty map gives a 4-byte zero count.
  *
  * Ownership: pure; the bytes are JS memory.
+ * @param m - the metadata, or null for none.
  */
 export function encodeMetadata(m: Metadata | null | undefined): Uint8Array | null {
   if (m == null) return null;
@@ -178,6 +179,7 @@ function emptyPairsAt(bytes: Uint8Array, offset: number, max: number): number {
 
  *
  * Ownership: pure; nothing to release.
+ * @param bytes - the encoded metadata.
  */
 export function decodeMetadata(bytes: Uint8Array): Metadata {
   return decodeMetadataCounted(bytes, { bytes: MAX_METADATA_BYTES });

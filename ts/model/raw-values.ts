@@ -272,6 +272,8 @@ function findRun(runEnds: RawArray, i: number, path: string): number {
  * naming the place when the array refers outside its buffers or children.
  *
  * Ownership: reads the raw array's buffers (which stay their owner's); the result is JS memory.
+ * @param raw - the raw array.
+ * @param path - where the array is, for messages.
  */
 export function rawValues(raw: RawArray, path = 'array'): unknown[] {
   const out = new Array<unknown>(raw.length);
@@ -291,6 +293,10 @@ export function show(v: unknown): string {
  * the arrays hold the same logical values, whatever their physical layout.
  *
  * Ownership: pure; nothing to release.
+ * @param expected - the expected raw array.
+ * @param found - the raw array found.
+ * @param path - where the array is, for messages.
+ * @param limit - how many differences at most.
  */
 export function compareRaw(expected: RawArray, found: RawArray, path = 'array', limit = 10): string[] {
   if (!typesEqual(expected.type, found.type)) {

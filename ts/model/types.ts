@@ -1,5 +1,7 @@
 // The project's own type model: every type of the C Data Interface, as plain
 // immutable objects, independent of apache-arrow (arrow-types.ts converts).
+// Longer than 400 lines because each constructor carries its reference
+// documentation (docs/api/ is generated from it).
 
 /** A unit of time: seconds, milliseconds, microseconds or nanoseconds. */
 export type TimeUnit = 's' | 'ms' | 'us' | 'ns';
@@ -60,12 +62,22 @@ export interface Schema {
 
 // ---- constructors ---------------------------------------------------------
 
-/** A field. Ownership: pure; nothing to release. */
+/**
+ * A field. Ownership: pure; nothing to release.
+ * @param name - its name.
+ * @param type - its type.
+ * @param nullable - whether it may hold nulls (default true).
+ * @param metadata - its metadata, or null.
+ */
 export function field(name: string, type: DataType, nullable = true, metadata: Metadata | null = null): Field {
   return { name, type, nullable, metadata };
 }
 
-/** A schema. Ownership: pure; nothing to release. */
+/**
+ * A schema. Ownership: pure; nothing to release.
+ * @param fields - the fields.
+ * @param metadata - the metadata, or null.
+ */
 export function schema(fields: readonly Field[], metadata: Metadata | null = null): Schema {
   return { fields, metadata };
 }
@@ -111,21 +123,45 @@ export const largeUtf8 = (): DataType => ({ kind: 'large_utf8' });
 /** utf8 (`u`). Ownership: pure; nothing to release. */
 export const utf8View = (): DataType => ({ kind: 'utf8_view' });
 
-/** A decimal of a precision and scale, 128-bit unless said (`d:P,S` or `d:P,S,W`). Ownership: pure; nothing to release. */
+/**
+ * A decimal of a precision and scale, 128-bit unless said (`d:P,S` or `d:P,S,W`). Ownership: pure; nothing to release.
+ * @param precision - the precision.
+ * @param scale - the scale.
+ * @param bitWidth - 32, 64, 128 (the default) or 256.
+ */
 export function decimal(precision: number, scale: number, bitWidth: 32 | 64 | 128 | 256 = 128): DataType {
   return { kind: 'decimal', bitWidth, precision, scale };
 }
-/** Fixed-size binary of a byte width (`w:N`). Ownership: pure; nothing to release. */
+/**
+ * Fixed-size binary of a byte width (`w:N`). Ownership: pure; nothing to release.
+ * @param byteWidth - the bytes of each value.
+ */
 export const fixedSizeBinary = (byteWidth: number): DataType => ({ kind: 'fixed_size_binary', byteWidth });
-/** A date, in days (the default, `tdD`) or milliseconds (`tdm`). Ownership: pure; nothing to release. */
+/**
+ * A date, in days (the default, `tdD`) or milliseconds (`tdm`). Ownership: pure; nothing to release.
+ * @param unit - `day` (the default) or `ms`.
+ */
 export const date = (unit: 'day' | 'ms' = 'day'): DataType => ({ kind: 'date', unit });
-/** A time of day: 32-bit for s and ms, 64-bit for us and ns (`tts`, ...). Ownership: pure; nothing to release. */
+/**
+ * A time of day: 32-bit for s and ms, 64-bit for us and ns (`tts`, ...). Ownership: pure; nothing to release.
+ * @param unit - s, ms, us or ns.
+ */
 export const time = (unit: TimeUnit): DataType => ({ kind: 'time', unit });
-/** A time of day: 32-bit for s and ms, 64-bit for us and ns (`tts`, ...). Ownership: pure; nothing to release. */
+/**
+ * A time of day: 32-bit for s and ms, 64-bit for us and ns (`tts`, ...). Ownership: pure; nothing to release.
+ * @param unit - the unit.
+ * @param timezone - the time zone ('' for none).
+ */
 export const timestamp = (unit: TimeUnit, timezone = ''): DataType => ({ kind: 'timestamp', unit, timezone });
-/** A duration (`tDs`, ...). Ownership: pure; nothing to release. */
+/**
+ * A duration (`tDs`, ...). Ownership: pure; nothing to release.
+ * @param unit - the unit.
+ */
 export const duration = (unit: TimeUnit): DataType => ({ kind: 'duration', unit });
-/** An interval (`tiM`, `tiD`, `tin`). Ownership: pure; nothing to release. */
+/**
+ * An interval (`tiM`, `tiD`, `tin`). Ownership: pure; nothing to release.
+ * @param unit - the unit.
+ */
 export const interval = (unit: 'months' | 'day_time' | 'month_day_nano'): DataType => ({ kind: 'interval', unit });
 
 /** A child given as a bare type becomes a nullable field named 'item'. */
@@ -133,42 +169,89 @@ function itemField(child: Field | DataType): Field {
   return 'kind' in child ? field('item', child) : child;
 }
 
-/** A list (`+l`); a bare child type becomes a nullable field named 'item'. Ownership: pure; nothing to release. */
+/**
+ * A list (`+l`); a bare child type becomes a nullable field named 'item'. Ownership: pure; nothing to release.
+ * @param child - the child field, or its type (a nullable field named 'item').
+ */
 export const list = (child: Field | DataType): DataType => ({ kind: 'list', child: itemField(child) });
-/** A large list (`+L`). Ownership: pure; nothing to release. */
+/**
+ * A large list (`+L`). Ownership: pure; nothing to release.
+ * @param child - the child field, or its type (a nullable field named 'item').
+ */
 export const largeList = (child: Field | DataType): DataType => ({ kind: 'large_list', child: itemField(child) });
-/** A list view (`+vl`). Ownership: pure; nothing to release. */
+/**
+ * A list view (`+vl`). Ownership: pure; nothing to release.
+ * @param child - the child field, or its type (a nullable field named 'item').
+ */
 export const listView = (child: Field | DataType): DataType => ({ kind: 'list_view', child: itemField(child) });
-/** A large list (`+L`). Ownership: pure; nothing to release. */
+/**
+ * A large list (`+L`). Ownership: pure; nothing to release.
+ * @param child - the child field, or its type (a nullable field named 'item').
+ */
 export const largeListView = (child: Field | DataType): DataType => ({ kind: 'large_list_view', child: itemField(child) });
-/** A fixed-size list (`+w:N`). Ownership: pure; nothing to release. */
+/**
+ * A fixed-size list (`+w:N`). Ownership: pure; nothing to release.
+ * @param listSize - the values of each list.
+ * @param child - the child field, or its type (a nullable field named 'item').
+ */
 export function fixedSizeList(listSize: number, child: Field | DataType): DataType {
   return { kind: 'fixed_size_list', listSize, child: itemField(child) };
 }
-/** A struct of fields (`+s`). Ownership: pure; nothing to release. */
+/**
+ * A struct of fields (`+s`). Ownership: pure; nothing to release.
+ * @param children - the child fields.
+ */
 export const struct = (children: readonly Field[]): DataType => ({ kind: 'struct', children });
 
-/** `map<key, value>` with the spec's names: entries (not null) → key (not null), value. Ownership: pure; nothing to release. */
+/**
+ * `map<key, value>` with the spec's names: entries (not null) → key (not null), value. Ownership: pure; nothing to release.
+ * @param key - the key type.
+ * @param value - the value type.
+ * @param keysSorted - whether the keys of each map are sorted.
+ * @param valueNullable - whether values may be null (default true).
+ */
 export function map(key: DataType, value: DataType, keysSorted = false, valueNullable = true): DataType {
   const entries = field('entries', struct([field('key', key, false), field('value', value, valueNullable)]), false);
   return { kind: 'map', entries, keysSorted };
 }
 
-/** Type ids default to 0..n-1. Ownership: pure; nothing to release. */
+/**
+ * Type ids default to 0..n-1. Ownership: pure; nothing to release.
+ * @param mode - `dense` or `sparse`.
+ * @param children - the child fields.
+ * @param typeIds - the type ids (default 0..n-1).
+ */
 export function union(mode: 'dense' | 'sparse', children: readonly Field[], typeIds?: readonly number[]): DataType {
   return { kind: 'union', mode, typeIds: typeIds ?? children.map((_, i) => i), children };
 }
-/** A dense union (`+ud:...`). Ownership: pure; nothing to release. */
+/**
+ * A dense union (`+ud:...`). Ownership: pure; nothing to release.
+ * @param children - the child fields.
+ * @param typeIds - the type ids (default 0..n-1).
+ */
 export const denseUnion = (children: readonly Field[], typeIds?: readonly number[]) => union('dense', children, typeIds);
-/** A sparse union (`+us:...`). Ownership: pure; nothing to release. */
+/**
+ * A sparse union (`+us:...`). Ownership: pure; nothing to release.
+ * @param children - the child fields.
+ * @param typeIds - the type ids (default 0..n-1).
+ */
 export const sparseUnion = (children: readonly Field[], typeIds?: readonly number[]) => union('sparse', children, typeIds);
 
-/** Children named as in the spec: run_ends (not null) and values. Ownership: pure; nothing to release. */
+/**
+ * Children named as in the spec: run_ends (not null) and values. Ownership: pure; nothing to release.
+ * @param runEndsType - the integer type of the run ends.
+ * @param valuesType - the values' type.
+ */
 export function runEndEncoded(runEndsType: IntType, valuesType: DataType): DataType {
   return { kind: 'run_end_encoded', runEnds: field('run_ends', runEndsType, false), values: field('values', valuesType) };
 }
 
-/** A dictionary-encoded type: integer indices into values of `valueType`. Ownership: pure; nothing to release. */
+/**
+ * A dictionary-encoded type: integer indices into values of `valueType`. Ownership: pure; nothing to release.
+ * @param indexType - the integer type of the indices.
+ * @param valueType - the type of the values.
+ * @param ordered - whether the order is meaningful.
+ */
 export function dictionary(indexType: IntType, valueType: DataType, ordered = false): DataType {
   return { kind: 'dictionary', indexType, valueType, ordered };
 }
@@ -181,12 +264,18 @@ function fieldToString(f: Field): string {
   return `${f.name}: ${typeToString(f.type)}${f.nullable ? '' : ' not null'}`;
 }
 
-/** A record batch's schema as the C interface has it: a struct with the schema's metadata. Ownership: pure; nothing to release. */
+/**
+ * A record batch's schema as the C interface has it: a struct with the schema's metadata. Ownership: pure; nothing to release.
+ * @param schema - the schema.
+ */
 export function recordBatchField(schema: Schema): Field {
   return { name: '', type: { kind: 'struct', children: schema.fields }, nullable: false, metadata: schema.metadata };
 }
 
-/** The fields an ArrowSchema of this type has as children. Ownership: pure; nothing to release. */
+/**
+ * The fields an ArrowSchema of this type has as children. Ownership: pure; nothing to release.
+ * @param type - the type.
+ */
 export function childFields(type: DataType): readonly Field[] {
   switch (type.kind) {
     case 'list': case 'large_list': case 'list_view': case 'large_list_view': case 'fixed_size_list':
@@ -202,7 +291,10 @@ export function childFields(type: DataType): readonly Field[] {
   }
 }
 
-/** A readable one-line description: `list<item: int32>`, `timestamp[ms, tz=UTC]`. Ownership: pure; nothing to release. */
+/**
+ * A readable one-line description: `list<item: int32>`, `timestamp[ms, tz=UTC]`. Ownership: pure; nothing to release.
+ * @param type - the type.
+ */
 export function typeToString(type: DataType): string {
   switch (type.kind) {
     case 'int':
@@ -259,7 +351,11 @@ export interface EqualOptions {
   readonly checkMetadata?: boolean;
 }
 
-/** Null and empty metadata compare equal (as in Arrow C++); key order is ignored. Ownership: pure; nothing to release. */
+/**
+ * Null and empty metadata compare equal (as in Arrow C++); key order is ignored. Ownership: pure; nothing to release.
+ * @param a - one metadata.
+ * @param b - the other.
+ */
 export function metadataEqual(a: Metadata | null, b: Metadata | null): boolean {
   const sizeA = a?.size ?? 0;
   if (sizeA !== (b?.size ?? 0)) return false;
@@ -268,7 +364,12 @@ export function metadataEqual(a: Metadata | null, b: Metadata | null): boolean {
   return true;
 }
 
-/** Whether two fields are equal: name, type, nullability and metadata. Ownership: pure; nothing to release. */
+/**
+ * Whether two fields are equal: name, type, nullability and metadata. Ownership: pure; nothing to release.
+ * @param a - one field.
+ * @param b - the other.
+ * @param options - how to compare (names, metadata).
+ */
 export function fieldsEqual(a: Field, b: Field, options: EqualOptions = {}): boolean {
   return (
     (options.checkNames === false || a.name === b.name) &&
@@ -282,7 +383,12 @@ function fieldListsEqual(a: readonly Field[], b: readonly Field[], options: Equa
   return a.length === b.length && a.every((f, i) => fieldsEqual(f, b[i]!, options));
 }
 
-/** Deep structural equality; child fields are compared with fieldsEqual. Ownership: pure; nothing to release. */
+/**
+ * Deep structural equality; child fields are compared with fieldsEqual. Ownership: pure; nothing to release.
+ * @param a - one type.
+ * @param b - the other.
+ * @param options - how to compare (names, metadata).
+ */
 export function typesEqual(a: DataType, b: DataType, options: EqualOptions = {}): boolean {
   if (a.kind !== b.kind) return false;
   switch (a.kind) {
@@ -333,7 +439,10 @@ export const EXTENSION_NAME_KEY = 'ARROW:extension:name';
 /** The metadata key of an extension type's serialized metadata. */
 export const EXTENSION_METADATA_KEY = 'ARROW:extension:metadata';
 
-/** The extension type name of a field (its storage type is field.type), or null. Ownership: pure; nothing to release. */
+/**
+ * The extension type name of a field (its storage type is field.type), or null. Ownership: pure; nothing to release.
+ * @param f - the field.
+ */
 export function extensionName(f: Field): string | null {
   return f.metadata?.get(EXTENSION_NAME_KEY) ?? null;
 }

@@ -98,6 +98,12 @@ function measured(acd: CoreRef, options: RoundtripOptions, batches: number,
  * Every batch of an apache-arrow table, exported from and imported into apache-arrow objects.
  *
  * Ownership: every struct it makes is released before it returns (what was not is reported as leaked); nothing to release.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param table - the batches.
+ * @param file - the file name, for the summary.
+ * @param mode - how the imports read.
+ * @param device - the device the batches go through.
+ * @param validate - the validation level.
  */
 export function roundtripTable(acd: CoreRef, table: arrow.Table, file: string, mode: 'copy' | 'view' = 'copy',
   device: DeviceSpec | Device = 'cpu', validate?: ValidationLevel): RoundtripSummary {
@@ -122,6 +128,11 @@ export function roundtripTable(acd: CoreRef, table: arrow.Table, file: string, m
  * Every batch of a raw file (integration JSON, or IPC read by this library), through raw export and import.
  *
  * Ownership: every struct it makes is released before it returns (what was not is reported as leaked); nothing to release.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param file - the file, read by this library.
+ * @param name - the file name, for the summary.
+ * @param options - mode, device, validation level.
+ * @param reader - which reader made the batches.
  */
 export function roundtripRaw(acd: CoreRef, file: IntegrationFile, name: string, options: RoundtripOptions = {},
   reader: ReaderName = 'own'): RoundtripSummary {
@@ -200,6 +211,8 @@ function batchMismatches(expected: RawArray, found: RawArray, fields: readonly F
  * Whether bytes hold integration JSON (by name, or by a first character of `{`).
  *
  * Ownership: pure; nothing to release.
+ * @param name - the file name.
+ * @param bytes - its first bytes, at least.
  */
 export function isJson(name: string, bytes: Uint8Array): boolean {
   if (/\.json(\.gz)?$/i.test(name)) return true;
@@ -211,6 +224,9 @@ export function isJson(name: string, bytes: Uint8Array): boolean {
  * The integration JSON in text, or this library's reading of IPC bytes.
  *
  * Ownership: the batches' buffers may be views of `bytes`: keep it unchanged while they are used.
+ * @param name - the file name.
+ * @param bytes - the file's bytes.
+ * @param text - reads the file as text (for JSON).
  */
 export function readOwn(name: string, bytes: Uint8Array, text: () => string): { file: IntegrationFile; reader: ReaderName } {
   return isJson(name, bytes) ? { file: readIntegrationJson(text()), reader: 'json' } : { file: readIpc(bytes), reader: 'own' };

@@ -53,6 +53,11 @@ export interface StreamRoundtripOptions {
  * stream and back (TS → C → TS), compares them and checks for leaks.
  *
  * Ownership: every stream and batch it makes is released before the promise resolves (what was not is reported as leaked); nothing to release.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param table - the batches.
+ * @param via - `stream` or `async`.
+ * @param mode - how the imports read.
+ * @param options - file name, device, validation level.
  */
 export async function roundtripStream(acd: CoreRef, table: arrow.Table, via: Via, mode: 'copy' | 'view',
   options: StreamRoundtripOptions = {}): Promise<StreamRoundtripSummary> {

@@ -315,6 +315,8 @@ function stringify(v: JsonValue, out: string[]): void {
  * batches carry different dictionaries (the JSON has one per field).
  *
  * Ownership: pure; nothing to release.
+ * @param file - the schema and the batches.
+ * @returns the JSON text.
  */
 export function writeIntegrationJson(file: IntegrationFile): string {
   const { schema, batches } = file;
