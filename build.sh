@@ -92,7 +92,10 @@ for src in "${bindings[@]}"; do
   emcc -std=c++17 -O2 -Wall -Wextra -Werror -Icsrc -c "$src" -o "$obj"
   objs+=("$obj")
 done
-emcc -O2 --bind "${objs[@]}" -o build/core/core.mjs \
+# -sDYNAMIC_EXECUTION=0: embind makes its invokers and named functions without
+# eval or new Function, so the core runs under a Content-Security-Policy
+# without 'unsafe-eval' (only 'wasm-unsafe-eval'; test/csp.test.ts).
+emcc -O2 --bind "${objs[@]}" -o build/core/core.mjs -sDYNAMIC_EXECUTION=0 \
   -sMODULARIZE -sEXPORT_ES6 -sEXPORT_NAME=createAcdCore -sENVIRONMENT=web,worker -sSINGLE_FILE \
   -sWASM_BIGINT -sALLOW_MEMORY_GROWTH -sALLOW_TABLE_GROWTH -sINITIAL_MEMORY=16MB \
   -sMAXIMUM_MEMORY=2GB -sFILESYSTEM=0 -sEXPORTED_RUNTIME_METHODS=addFunction,removeFunction \
@@ -119,8 +122,10 @@ done
 [[ $what == core ]] && { echo "$hash" > "$stamp"; say "core done"; exit 0; }
 
 # ---- types and dist ---------------------------------------------------------
-# dist/ also holds the playground (dist/playground/: its page, style sheet and
-# one bundle with apache-arrow and the core; rollup.config.mjs).
+# dist/: each entry of package.json "exports" as ESM (sharing dist/chunks/)
+# and CJS (the ESM through require(esm)) with .d.ts and .d.cts, the CLI, and
+# the playground (dist/playground/: its page, style sheet, its bundle over
+# the same chunks and apache-arrow's browser build); rollup.config.mjs.
 say "type check and declarations (tsc)"
 rm -rf build/types
 npx --no-install tsc -p tsconfig.json

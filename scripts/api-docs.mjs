@@ -112,6 +112,12 @@ try {
     for (const file of readdirSync(join(staging, '.main'))) renameSync(join(staging, '.main', file), join(staging, file));
     rmSync(join(staging, '.main'), { recursive: true });
   }
+  // The main index lists the subpath entries, each documented in a folder of its own.
+  const subpaths = pages.filter((p) => p.name !== '').map((p) => p.name);
+  if (subpaths.length > 0 && existsSync(join(staging, 'index.md'))) {
+    const list = subpaths.map((name) => `- [${pkgName}/${name}](./${name}/${pkgName}.md)`).join('\n');
+    writeFileSync(join(staging, 'index.md'), `${readFileSync(join(staging, 'index.md'), 'utf8').trimEnd()}\n\n## Subpath exports\n\n${list}\n`);
+  }
   if (problems.length > 0) {
     fail(`${problems.length} problem(s) in the doc comments:\n${problems.join('\n')}`);
   }

@@ -60,7 +60,7 @@ describe("the core's memory as an address space", () => {
     expect(space.table!.signatureOf(-1)).toBeNull();
     expect(space.table!.signatureOf(1e9)).toBeNull();
     const err = error(() => space.table!.call(release, 'iii', [e.schema, 0], 'schema.release'));
-    expect(err.code).toBe(EINVAL);
+    expect(err.errno).toBe(EINVAL);
     expect(err.message).toBe(`schema.release: function pointer ${release} is not a function of signature 'iii' in the core's table`);
     e.release();
   });
@@ -111,7 +111,7 @@ describe('a fixed image as an address space', () => {
     expect(acd.core.structs.ptr('ArrowSchema', e.schema, 'release')).toBe(0);
     expect(image.structs.ptr('ArrowSchema', e.schema, 'release')).not.toBe(0);
     const err = error(() => image.release('ArrowSchema', e.schema));
-    expect(err.code).toBe(ENOSYS);
+    expect(err.errno).toBe(ENOSYS);
     expect(err.message).toBe('ArrowSchema.release: snapshot has no function table, its callbacks cannot be called');
   });
 
@@ -162,7 +162,7 @@ describe('a fixed image as an address space', () => {
   test('reads outside an image are the library error, naming the field', () => {
     const { image } = buildImage(lp64);
     let err = error(() => image.structs.ptr('ArrowSchema', 1020, 'format'));
-    expect(err.code).toBe(EINVAL);
+    expect(err.errno).toBe(EINVAL);
     expect(err.message).toBe('ArrowSchema.format: address 1020 (+8 bytes) is outside the memory of 1024 bytes');
     err = error(() => decodeMetadataAt(image, 1022, 'schema.metadata'));
     expect(err.message).toBe('schema.metadata: address 1022 (+4 bytes) is outside the memory of 1024 bytes');
@@ -178,6 +178,6 @@ describe('a fixed image as an address space', () => {
     expect(pkg.rawValues(pkg.readRaw(image, array, field.type, 'copy'))).toEqual([7, null, 9]);
     // A release callback in an image cannot be called.
     image.structs.setPtr('ArrowArray', array, 'release', 5);
-    expect(error(() => image.release('ArrowArray', array)).code).toBe(ENOSYS);
+    expect(error(() => image.release('ArrowArray', array)).errno).toBe(ENOSYS);
   });
 });

@@ -82,6 +82,7 @@ test('an export without a doc comment, a function without "Ownership:" or a @par
     expect({ status: ok.status, stderr: ok.stderr }).toEqual({ status: 0, stderr: '' });
     expect(readFileSync(join(dir, 'out', 'arrow-c-device.add.md'), 'utf8')).toContain('Ownership: pure; nothing to release.');
     expect(readFileSync(join(dir, 'out', 'extra', 'arrow-c-device.md'), 'utf8')).toContain('## arrow-c-device/extra (subpath export)');
+    expect(readFileSync(join(dir, 'out', 'index.md'), 'utf8')).toContain('- [arrow-c-device/extra](./extra/arrow-c-device.md)');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

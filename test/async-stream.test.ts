@@ -168,7 +168,7 @@ describe('TS producer → TS consumer', () => {
     produceAsync(acd, consumer.handler, [sampleBatches(1)[0]!, other]);
     const it = consumer[Symbol.asyncIterator]();
     expect((await it.next()).done).toBe(false);
-    await expect(it.next()).rejects.toMatchObject({ code: EINVAL, message: expect.stringMatching(/^batch 1: its schema struct<x: float64> is not the stream's/) });
+    await expect(it.next()).rejects.toMatchObject({ code: 'EINVAL', message: expect.stringMatching(/^batch 1: its schema struct<x: float64> is not the stream's/) });
     expect((await it.next()).done).toBe(true);
     await consumer.done;
     consumer.release();
@@ -295,7 +295,7 @@ describe('errors mid-stream', () => {
     const consumer = new AsyncStreamConsumer(acd);
     const production = produceAsync(acd, consumer.handler, failingSource());
     const got: arrow.RecordBatch[] = [];
-    await expect((async () => { for await (const b of consumer) got.push(b); })()).rejects.toMatchObject({ code: EIO, message: 'the upstream socket closed' });
+    await expect((async () => { for await (const b of consumer) got.push(b); })()).rejects.toMatchObject({ code: 'EIO', message: 'the upstream socket closed' });
     expect(got.length).toBe(2);
     expect((await production.done).error?.message).toBe('the upstream socket closed');
     await consumer.done;
@@ -319,7 +319,7 @@ describe('errors mid-stream', () => {
     const consumer = new AsyncStreamConsumer(acd);
     startCAsyncProducer(acd.core, consumer.handler, CBatchSource.generator(acd.core, { batches: 5, failAt: 3, failCode: ENOMEM, failMessage: 'the C producer is out of memory' }));
     const got: arrow.RecordBatch[] = [];
-    await expect((async () => { for await (const b of consumer) got.push(b); })()).rejects.toMatchObject({ code: ENOMEM, message: 'batch 3: the C producer is out of memory' });
+    await expect((async () => { for await (const b of consumer) got.push(b); })()).rejects.toMatchObject({ code: 'ENOMEM', message: 'batch 3: the C producer is out of memory' });
     expect(got.length).toBe(3);
     await consumer.done;
     consumer.release();
@@ -364,7 +364,7 @@ describe('on a simulated device', () => {
     const guard = leakGuard(acd);
     const consumer = new AsyncStreamConsumer(acd, { device: 'reject' });
     const production = produceAsync(acd, consumer.handler, slowly(sampleBatches(5, 2)), { device: 'metal:0' });
-    await expect(consumer.readAll()).rejects.toMatchObject({ code: ENODEV, message: expect.stringMatching(/^batch 0: device_type: the array is on metal:0/) });
+    await expect(consumer.readAll()).rejects.toMatchObject({ code: 'ENODEV', path: 'device_type', message: expect.stringMatching(/^batch 0: device_type: the array is on metal:0/) });
     const stats = await production.done;
     expect(stats.cancelled).toBe(true);
     expect(stats.extracted + stats.discarded).toBe(stats.tasks);

@@ -5,29 +5,41 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SetName } from '../ts/bench/data.js';
-import { bench } from '../ts/bench/index.js';
+import { PROGRAMS } from '../ts/bench/bundles.js';
 import { FIGURES, PENDING, measuredOn } from '../ts/bench/figures.js';
+import { WITHOUT_ENV } from '../ts/bench/optional.js';
+import { main } from '../ts/cli/cli.js';
 
 const scratch: string[] = [];
 afterAll(() => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-async function run(...argv: string[]): Promise<{ code: number; out: string }> {
-  const lines: string[] = [];
-  const code = await bench(argv, (l) => lines.push(l));
-  return { code, out: lines.join('\n') };
+/** `arrow-c-device bench ARGV` in this process: exit code, stdout and stderr (not a terminal). */
+async function run(...argv: string[]): Promise<{ code: number; out: string; err: string[] }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(['bench', ...argv], {}, { out: (l) => out.push(l), err: (l) => err.push(l), errWrite: (t) => err.push(t), errIsTTY: false });
+  return { code, out: out.join('\n'), err };
+}
+
+function outFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'acd-bench-'));
+  scratch.push(dir);
+  return join(dir, 'out.json');
 }
 
 const SETS: SetName[] = ['mixed', 'narrow', 'wide', 'batches'];
 const positive = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
 
 describe('bench', () => {
-  test('--quick --scale 0.01 --json writes every figure, finite and positive', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'acd-bench-'));
-    scratch.push(dir);
-    const file = join(dir, 'out.json');
-    const { code, out } = await run('--quick', '--scale', '0.01', '--json', file);
+  test('--quick --scale 0.01 --out FILE writes every figure, finite and positive', async () => {
+    const file = outFile();
+    const { code, out, err } = await run('--quick', '--scale', '0.01', '--out', file);
     expect(code).toBe(0);
+    // No progress: stderr is not a terminal and --progress was not given.
+    expect(err).toEqual([]);
     const r = JSON.parse(readFileSync(file, 'utf8'));
+    expect(r.skipped).toEqual([]);
+    expect(out).not.toContain('note:');
 
     expect(Object.keys(r.sets).sort()).toEqual([...SETS].sort());
     for (const set of SETS) {
@@ -70,6 +82,10 @@ describe('bench', () => {
       expect({ part, ok: positive(r.sizes[part]?.raw) && positive(r.sizes[part]?.gzip) }).toEqual({ part, ok: true });
     }
     expect(r.sizes.wasm.gzip).toBeLessThan(r.sizes.wasm.raw);
+    // A user's bundle of each entry (ts/bench/bundles.ts; test/bundles.test.ts checks what each pulls in).
+    expect(r.bundles.rows.map((b: { program: string }) => b.program)).toEqual(PROGRAMS);
+    for (const b of r.bundles.rows) expect({ p: b.program, ok: positive(b.raw) && positive(b.gzip) }).toEqual({ p: b.program, ok: true });
+    expect(out).toContain("| `import { load } from 'arrow-c-device'` |");
 
     expect(r.machine.cores).toBeGreaterThan(0);
     expect(r.options).toMatchObject({ quick: true, scale: 0.01 });
@@ -83,20 +99,61 @@ describe('bench', () => {
     expect(PENDING).toEqual([]);
   }, 60_000);
 
+  test(`without arrow-js-ffi (${WITHOUT_ENV}=arrow-js-ffi, as when the optional peer is not installed): its rows and targets are skipped with a note`, async () => {
+    process.env[WITHOUT_ENV] = 'arrow-js-ffi';
+    let result;
+    const file = outFile();
+    try {
+      result = await run('--quick', '--scale', '0.01', '--out', file, '--progress');
+    } finally {
+      delete process.env[WITHOUT_ENV];
+    }
+    const { code, out, err } = result;
+    expect(code).toBe(0);
+    expect(out.split('\n')[1]).toBe(`note: arrow-js-ffi could not be imported (left out by ${WITHOUT_ENV}=arrow-js-ffi): its rows and targets are skipped ` +
+      '(ffi.view, ffi.copy). It is an optional peer dependency; npm install arrow-js-ffi to compare with it.');
+    const r = JSON.parse(readFileSync(file, 'utf8'));
+    expect(r.skipped).toEqual([{ package: 'arrow-js-ffi', reason: `left out by ${WITHOUT_ENV}=arrow-js-ffi`, figures: ['ffi.view', 'ffi.copy'] }]);
+    for (const set of SETS) {
+      for (const f of FIGURES.filter((x) => measuredOn(x, set))) {
+        const skipped = f.key.startsWith('ffi.');
+        expect({ set, figure: f.key, measured: r.sets[set].figures[f.key] !== undefined }).toEqual({ set, figure: f.key, measured: !skipped });
+        expect(out).toContain(skipped ? `| ${set} | ${f.label} | — | | | skipped: arrow-js-ffi could not be imported (see the note) |` : `| ${set} | ${f.label} | `);
+      }
+      expect(Object.keys(r.sets[set].derived).filter((k) => k.startsWith('ffi'))).toEqual([]);
+    }
+    // The other targets are all there; arrow-js-ffi's are not.
+    expect(r.targets.map((t: { id: string }) => t.id).filter((id: string) => id.includes('ffi'))).toEqual([]);
+    expect(r.targets.length).toBeGreaterThanOrEqual(13);
+    // --progress: the sets and iterations on stderr, then the last line.
+    expect(err[0]).toMatch(/^bench: set 1\/4 \(batches: .*\), iteration 1\/13, \d+ s$/);
+    expect(err[err.length - 1]).toMatch(/^bench: 4 sets measured in [\d.]+ s$/);
+  }, 60_000);
+
   test('--help prints the usage and exits 0', async () => {
     const { code, out } = await run('--help');
     expect(code).toBe(0);
-    expect(out).toMatch(/^usage: arrow-c-device bench/);
+    expect(out).toMatch(/^usage:\n  arrow-c-device bench \[--quick\]/);
   });
 
   test.each([
-    [['--frobnicate'], /unknown option --frobnicate/],
-    [['--json'], /--json: expected a value/],
-    [['--scale', '0'], /--scale: expected a number in \(0, 1\], found 0/],
-    [['--scale', 'lots'], /--scale: expected a number in \(0, 1\], found lots/],
-  ])('bad usage %j: a clear message, exit 2', async (argv, message) => {
-    const { code, out } = await run(...(argv as string[]));
+    [['--frobnicate'], 'bench: unknown option --frobnicate; its options are --quick, --scale, --out, --json, --progress, --no-progress or --help (arrow-c-device bench --help)'],
+    [['--out'], '--out: expected a value (FILE), found nothing'],
+    [['--json', 'out.json'], 'bench: unexpected argument out.json (--json prints the report on stdout; --out FILE writes it to FILE)'],
+    [['--scale', '0'], '--scale: expected a number in (0, 1], found 0'],
+    [['--scale', 'lots'], '--scale: expected a number in (0, 1], found lots'],
+  ])('bad usage %j: one line on stderr, exit 2', async (argv, message) => {
+    const { code, out, err } = await run(...(argv as string[]));
+    expect({ code, err }).toEqual({ code: 2, err: [`arrow-c-device: ${message}`] });
+    // stdout: nothing, or with --json the error as JSON.
+    if (argv.includes('--json')) expect(JSON.parse(out)).toMatchObject({ ok: false, exitCode: 2, error: { name: 'UsageError', message } });
+    else expect(out).toBe('');
+  });
+
+  test('--json: bad usage is one JSON object on stdout too', async () => {
+    const { code, out, err } = await run('--json', '--scale', '2');
     expect(code).toBe(2);
-    expect(out.split('\n')[0]).toMatch(message);
+    expect(err).toEqual(['arrow-c-device: --scale: expected a number in (0, 1], found 2']);
+    expect(JSON.parse(out)).toEqual({ ok: false, exitCode: 2, error: { name: 'UsageError', code: 'ERR_USAGE', errno: null, message: '--scale: expected a number in (0, 1], found 2' } });
   });
 });

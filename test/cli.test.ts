@@ -175,7 +175,8 @@ describe('--version and COMMAND --help', () => {
 
   test('an unknown command with --help, and demo with an argument: exit 2 and one line', () => {
     const bogus = run('bogus', '--help');
-    expect([bogus.status, bogus.stdout, bogus.stderr]).toEqual([2, '', "arrow-c-device: unknown command 'bogus'\n"]);
+    expect([bogus.status, bogus.stdout, bogus.stderr]).toEqual([2, '',
+      "arrow-c-device: unknown command 'bogus'; the commands are demo, roundtrip, integration, fixtures, inspect, playground, bench (arrow-c-device --help)\n"]);
     const demo = run('demo', 'extra');
     expect([demo.status, demo.stdout, demo.stderr]).toEqual([2, '', 'arrow-c-device: demo: unexpected argument extra\n']);
   });
@@ -185,6 +186,6 @@ describe('--version and COMMAND --help', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(`arrow-c-device: ${primitive} is not integration JSON (a JSON object): it starts with the bytes 41 52 52 4f 57 31 00 00; ` +
       'it looks like Arrow IPC, which `arrow-c-device roundtrip` reads\n');
-    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, exitCode: 2 });
+    expect(JSON.parse(r.stdout)).toEqual({ ok: false, exitCode: 2, error: { name: 'UsageError', code: 'ERR_USAGE', errno: null, message: r.stderr.trim().replace(/^arrow-c-device: /, '') } });
   });
 });

@@ -110,7 +110,7 @@ describe('device names', () => {
   test.each([['tpu', /TYPE one of cpu, cuda, cuda_host/], ['cuda:x', /found 'cuda:x'/], ['cpu:0', /the CPU has no ids/],
     ['cuda:-2', /expected an id from 0 to 2147483647/], [{ type: 5 }, /found type 5/]] as const)('parseDevice(%j) throws', (spec, message) => {
     expect(() => parseDevice(spec)).toThrow(message);
-    try { parseDevice(spec); } catch (e) { expect((e as ArrowCDeviceError).code).toBe(ENODEV); }
+    try { parseDevice(spec); } catch (e) { expect((e as ArrowCDeviceError).errno).toBe(ENODEV); }
   });
 
   test('deviceName for a type the header lacks', () => {
@@ -220,7 +220,7 @@ describe('device memory', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(ArrowCDeviceError);
-    expect((error as ArrowCDeviceError).code).toBe(EBUSY);
+    expect((error as ArrowCDeviceError).errno).toBe(EBUSY);
     expect((error as Error).message).toMatch(/^readDeviceMemory: reading cuda:1 memory at 0x8[0-9a-f]{7} before waiting on its sync event: 20 bytes are not there yet$/);
     // A consumer waits on the event first: then the values are there.
     acd.syncDeviceArray(exported.array);
@@ -301,7 +301,7 @@ describe('import policies', () => {
     } catch (e) {
       error = e;
     }
-    expect((error as ArrowCDeviceError).code).toBe(ENODEV);
+    expect((error as ArrowCDeviceError).errno).toBe(ENODEV);
     expect((error as Error).message).toMatch(/the array is on vulkan:2, not the CPU, and the import policy is 'reject'/);
     expect(released(exported.array)).toBe(false);
     expect(schemaReleased(exported.schema)).toBe(false);
@@ -512,7 +512,7 @@ test('an ArrowDeviceArray address in device memory is refused (EINVAL), never re
   } catch (e) {
     error = e;
   }
-  expect((error as ArrowCDeviceError).code).toBe(EINVAL);
+  expect((error as ArrowCDeviceError).errno).toBe(EINVAL);
   expect((error as Error).message).toMatch(/expected a struct ArrowDeviceArray in readable memory, found 0x8[0-9a-f]{7}/);
   expect(() => acd.importDeviceBatch(exported.schema, inDevice)).toThrow(/ArrowDeviceArray: address \d+ \(\+104 bytes\) is outside the memory/);
   exported.release();

@@ -262,11 +262,12 @@ describe('expected values', () => {
 });
 
 describe('the CLI', () => {
-  const run = (...args: string[]) => {
+  // stderr is not a terminal here: progress only with --progress.
+  const run = async (...args: string[]) => {
     const out: string[] = [];
     const err: string[] = [];
-    const log = jestSpy(out, err);
-    return main(args).then((code) => { log.restore(); return { code, out, err }; });
+    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), errWrite: (t: string) => err.push(t), errIsTTY: false };
+    return { code: await main(args, {}, io), out, err };
   };
 
   test('two runs give byte-identical trees, with manifest, images and expected files', async () => {
@@ -285,9 +286,14 @@ describe('the CLI', () => {
 
   test('--only and --layout choose the cases and the layouts', async () => {
     const dir = tempDir();
-    const r = await run('fixtures', '--out', dir, '--layout', 'lp64', '--only', 'int*,utf8-view');
+    const r = await run('fixtures', '--out', dir, '--layout', 'lp64', '--only', 'int*,utf8-view', '--progress');
     expect(r.code).toBe(0);
-    expect(r.err.join('\n')).toMatch(/fixtures: case \d+\/\d+/);
+    expect(r.err[0]).toMatch(/^fixtures: case 1\/15 \([a-z0-9-]+\), 0 files, 0\.0 MB written$/);
+    expect(r.err[r.err.length - 1]).toMatch(/^fixtures: 15 cases, \d+ files, [\d.]+ MB written in [\d.]+ s$/);
+    expect(r.out).toEqual([expect.stringMatching(/^wrote 15 cases \(lp64\): \d+ files/)]);
+    // Without --progress (and stderr not a terminal): nothing on stderr.
+    const quiet = await run('fixtures', '--out', tempDir(), '--layout', 'lp64', '--only', 'int8');
+    expect([quiet.code, quiet.err]).toEqual([0, []]);
     const names = [...tree(dir).keys()].filter((k) => k.startsWith('lp64')).map((k) => k.replace(/^lp64\/|\.acdfix$/g, ''));
     expect(names).toEqual(['int16-device', 'int16', 'int32-device', 'int32', 'int64-device', 'int64', 'int8-device', 'int8',
       'interval-day-time-device', 'interval-day-time', 'interval-month-day-nano-device', 'interval-month-day-nano', 'interval-months-device',
@@ -319,7 +325,7 @@ describe('the CLI', () => {
   test('the built bin writes the corpus (bash build.sh has run)', () => {
     const bin = join(__dirname, '..', 'bin', 'arrow-c-device.mjs');
     const dir = tempDir();
-    const r = spawnSync(process.execPath, [bin, 'fixtures', '--out', dir, '--only', 'bool', '--layout', 'wasm32'], { encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, [bin, 'fixtures', '--out', dir, '--only', 'bool', '--layout', 'wasm32', '--progress'], { encoding: 'utf8', timeout: 60_000 });
     expect([r.status, r.stderr]).toEqual([0, expect.stringContaining('fixtures: case 1/1 (bool)')]);
     expect([...tree(dir).keys()].sort()).toEqual(['expected/bool.arrows', 'expected/bool.json', 'manifest.json', 'wasm32/bool.acdfix']);
     expect(parseFixtureImage(readFileSync(join(dir, 'wasm32', 'bool.acdfix'))).roots.map((r) => r.kind)).toEqual([1, 2]);
@@ -332,12 +338,3 @@ describe('the CLI', () => {
     expect(['a.b', 'axb'].filter(namePattern('a.b'))).toEqual(['a.b']);
   });
 });
-
-/** Captures console.log / console.error lines until restore(). */
-function jestSpy(out: string[], err: string[]) {
-  const log = console.log;
-  const error = console.error;
-  console.log = (...a: unknown[]) => { out.push(a.join(' ')); };
-  console.error = (...a: unknown[]) => { err.push(a.join(' ')); };
-  return { restore: () => { console.log = log; console.error = error; } };
-}

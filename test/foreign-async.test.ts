@@ -155,7 +155,7 @@ describe('a C producer in another module drives acd.asyncConsumer({ from })', ()
     await consumer.done;
     expect(got).toEqual([expectedX(0, 2), expectedX(1, 2)]);
     expect(thrown).toBeInstanceOf(ArrowCDeviceError);
-    expect((thrown as ArrowCDeviceError).code).toBe(EIO);
+    expect((thrown as ArrowCDeviceError).errno).toBe(EIO);
     expect((thrown as ArrowCDeviceError).message).toBe('simulated failure producing a batch');
     consumer.release();
     expect(stat(p, 'producersFreed')).toBe(1n);
@@ -175,7 +175,7 @@ describe('a C producer in another module drives acd.asyncConsumer({ from })', ()
     await pumping;
     await consumer.done;
     expect(err).toBeInstanceOf(ArrowCDeviceError);
-    expect(err!.code).toBe(EINVAL);
+    expect(err!.errno).toBe(EINVAL);
     expect(err!.message).toBe(`producer: producer.request: function pointer ${p.boom_ptr()} is not a function of signature 'vij' in producer's table`);
     expect([stat(p, 'requestCalls'), stat(p, 'cancelCalls'), stat(p, 'extracted')]).toEqual([0n, 1n, 0n]);
     consumer.release();
@@ -311,7 +311,7 @@ describe('acd.produceAsync(handler, source, { into }) drives a handler its C con
     const stats = await acd.produceAsync(handler, batches(3, 2), { into }).done;
     const message = `consumer: handler.on_next_task: function pointer ${p.boom_ptr()} is not a function of signature 'iiii' in consumer's table`;
     expect(stats).toMatchObject({ tasks: 1, extracted: 0, discarded: 1 });
-    expect([stats.error?.code, stats.error?.message]).toEqual([EINVAL, message]);
+    expect([stats.error?.code, stats.error?.errno, stats.error?.message]).toEqual(['EINVAL', EINVAL, message]);
     expect([result(p, handler, 'error'), result(p, handler, 'released')]).toEqual([BigInt(EINVAL), 1n]);
     expect(into.space.structs.cString(p.async_consumer_message(handler), 'message')).toBe(message);
     p.async_consumer_free(handler);
@@ -325,7 +325,7 @@ describe('acd.produceAsync(handler, source, { into }) drives a handler its C con
     into.space.structs.setPtr('ArrowAsyncDeviceStreamHandler', handler, 'release', p.boom_ptr()); // void(void*): the right kind
     const stats = await acd.produceAsync(handler, batches(2, 3), { into }).done;
     expect(stats).toMatchObject({ tasks: 2, extracted: 2 });
-    expect(stats.error?.code).toBe(EIO);
+    expect(stats.error?.errno).toBe(EIO);
     expect(stats.error?.message).toMatch(/^consumer: handler\.release: the callback trapped in consumer \(/);
     expect([result(p, handler, 'batches'), result(p, handler, 'ended'), result(p, handler, 'released')]).toEqual([2n, 1n, 0n]);
     p.async_consumer_free(handler);
@@ -354,9 +354,9 @@ describe('both sides ours, every struct and call in the other module', () => {
 describe('refused before anything is touched', () => {
   test('a from that is not a ForeignModule, a device other than the CPU, a module without an allocator', () => {
     const { p, module } = load('m');
-    expect(error(() => acd.asyncConsumer({ from: { name: 'x', space: module.space } as unknown as ForeignModule })).code).toBe(EINVAL);
+    expect(error(() => acd.asyncConsumer({ from: { name: 'x', space: module.space } as unknown as ForeignModule })).errno).toBe(EINVAL);
     const handler = p.async_consumer_new(1n, 0n, 0);
-    expect(error(() => acd.produceAsync(handler, [], { into: module, device: 'cuda:0' })).code).toBe(ENOSYS);
+    expect(error(() => acd.produceAsync(handler, [], { into: module, device: 'cuda:0' })).errno).toBe(ENOSYS);
     const bare = acd.foreign({ memory: p.memory, table: p.__indirect_function_table }, 'bare');
     expect(error(() => acd.produceAsync(handler, [], { into: bare })).message).toMatch(/^into: bare needs a function table and an allocator/);
     expect(error(() => acd.asyncConsumer({ from: bare })).message).toMatch(/^from: bare needs a function table and an allocator/);

@@ -250,7 +250,7 @@ describe.each(['copy', 'view'] as const)('every type its C code produces, import
     const array = p.case_array(i);
     corrupt(p, from.space.structs.ptr('ArrowArray', array, 'buffers'));
     const err = error(() => acd.importRaw(schema, array, { from, mode, validate: 'full' }));
-    expect(err.code).toBe(EINVAL);
+    expect(err.errno).toBe(EINVAL);
     expect(err.message).toMatch(message);
     expect(p.types_roots_released()).toBe(0);
     expect(from.space.structs.ptr('ArrowArray', array, 'release')).not.toBe(0);

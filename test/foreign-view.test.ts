@@ -107,7 +107,7 @@ describe("a C producer's column in view mode", () => {
     // At 'default' the null count is not recounted: that pair imports (and is released: 2 calls).
     acd.importVector(p.make_schema(), p.make_array(2n, 0n), { from, mode: 'view', validate: 'default' }).release();
     const err = error(() => acd.importVector(schema, array, { from, mode: 'view', validate: 'full' }));
-    expect(err.code).toBe(EINVAL);
+    expect(err.errno).toBe(EINVAL);
     expect(err.message).toBe('producer: root.null_count: expected 2 (the 0 bits of the validity bitmap), found 0');
     expect(from.space.structs.ptr('ArrowArray', array, 'release')).not.toBe(0); // not moved: still the caller's
     from.space.structs.setI64('ArrowArray', array, 'length', 1e9);
@@ -141,7 +141,7 @@ describe("a C producer's column in view mode", () => {
     const release = st.ptr('ArrowArray', array, 'release');
     st.setPtr('ArrowArray', array, 'release', 99999);
     const err = error(() => acd.importVector(schema, array, { from, mode: 'view' }));
-    expect(err.code).toBe(EINVAL);
+    expect(err.errno).toBe(EINVAL);
     expect(err.message).toBe("producer: array.release: 99999 is not a function in the module's table");
     expect(st.ptr('ArrowArray', array, 'release')).toBe(99999); // not moved
     st.setPtr('ArrowArray', array, 'release', p.add_ptr()); // int(int, int): the wrong kind
@@ -167,7 +167,7 @@ describe("a C producer's column in view mode", () => {
     const { p, schema, array } = produce();
     const bare = acd.foreign({ memory: p.memory, table: p.__indirect_function_table }, 'bare');
     const err = error(() => acd.importVector(schema, array, { from: bare, mode: 'view' }));
-    expect(err.code).toBe(ENOSYS);
+    expect(err.errno).toBe(ENOSYS);
     expect(err.message).toMatch(/^bare: mode 'view' moves the struct within the module's memory and needs its allocator/);
     expect(p.released_count()).toBe(0);
   });
@@ -210,7 +210,7 @@ test("a shared memory: copy mode reads it (the copy is validated after it is tak
   };
   pair();
   const err = error(() => acd.importVector(64, 128, { from, mode: 'view' }));
-  expect(err.code).toBe(EINVAL);
+  expect(err.errno).toBe(EINVAL);
   expect(err.message).toMatch(/^worker: its memory is shared \(a SharedArrayBuffer\): another agent may write it at any time.*use mode: 'copy'/);
   expect(s.ptr('ArrowSchema', 64, 'release')).toBe(1);
   expect(s.ptr('ArrowArray', 128, 'release')).toBe(2);

@@ -263,7 +263,7 @@ test('item 6: a task handed over twice: the TS consumer\'s error says EINVAL and
   const it = c[Symbol.asyncIterator]();
   expect(rowsOf((await it.next()).value!)).toEqual(rowsOf(b0!));
   await expect(it.next()).rejects.toMatchObject({
-    code: EINVAL,
+    code: 'EINVAL',
     // The last task gone, its table slot is freed: the copy's extract_data
     // is refused before any call (or, were the slot kept, by the runtime).
     message: expect.stringMatching(/^batch 1: extract_data returned 28 \(EINVAL\): (task\.extract_data: expected a function int\(struct ArrowAsyncTask\*, struct ArrowDeviceArray\*\) in the function table, found index \d+, which is not one|extract_data: the task is not live \(extracted already, or a stale copy\))$/),
@@ -383,7 +383,7 @@ describe('item 2: nothing escapes the async pump or the producer\'s microtasks',
     });
     expect(seen.map(String)).toEqual([]);
     // The TS producer reports what release threw in its stats (the C one has none).
-    if (done !== null) expect((await within(done, 'producer done')).error).toMatchObject({ code: EIO, message: 'release: RuntimeError: release: simulated trap' });
+    if (done !== null) expect((await within(done, 'producer done')).error).toMatchObject({ code: 'EIO', message: 'release: RuntimeError: release: simulated trap' });
     expect(h.log).toEqual(['S', 'T', 'N', 'R']); // release once, never again after it threw
     expect(streamRuntime(acd.core).cAsyncStats().producersLive).toBe(0);
     expect(streamRuntime(acd.core).liveOf('producer')).toBe(0);
@@ -412,7 +412,7 @@ describe('item 2: nothing escapes the async pump or the producer\'s microtasks',
     const seen = await escaped(async () => {
       writeSchema(core, schema, batchField(first()[0]!));
       expect(core.stream.asyncHandlerCallOnSchema(c.handler, schema)).toBe(0); // the schema is taken; the failure is the stream's
-      await expect(c.readAll()).rejects.toMatchObject({ code: EIO, message: 'request: RuntimeError: request: simulated trap' });
+      await expect(c.readAll()).rejects.toMatchObject({ code: 'EIO', message: 'request: RuntimeError: request: simulated trap' });
     });
     expect(seen.map(String)).toEqual([]);
     expect(rt.uncaught.length).toBe(uncaught);

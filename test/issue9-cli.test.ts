@@ -47,7 +47,13 @@ function expectRefused(path: string, message: RegExp): void {
   expect(err[0]).toMatch(message);
   const out = r.stdout.trim().split('\n');
   expect(out).toHaveLength(1);
-  expect(JSON.parse(out[0])).toEqual({ ok: false, exitCode: 2, error: err[0].replace(/^arrow-c-device: /, '') });
+  // The --json error: the same line as its message; code and errno from the reader's ArrowCDeviceError
+  // (code a bare number until errno names, 'EINVAL', reach it), its struct path when it has one.
+  const json = JSON.parse(out[0]);
+  expect(json).toEqual({ ok: false, exitCode: 2, error: expect.objectContaining({ name: 'UsageError', message: err[0].replace(/^arrow-c-device: /, '') }) });
+  expect(Object.keys(json.error).filter((k) => !['name', 'code', 'errno', 'message', 'path', 'level', 'layout'].includes(k))).toEqual([]);
+  expect({ code: json.error.code, ok: typeof json.error.code === 'number' || /^E[A-Z0-9]+$/.test(json.error.code) }).toEqual({ code: json.error.code, ok: true });
+  expect(typeof json.error.errno).toBe('number');
   // Without --json: the same line, nothing on stdout.
   const plain = run('roundtrip', path);
   expect(plain.status).toBe(2);

@@ -225,7 +225,7 @@ describe('item 5: leaks and foreign exception types', () => {
     for (const mode of ['copy', 'view'] as const) {
       const e = thrown(() => acd.importBatch(exported.schema, exported.array, { mode, validate: 'none' }));
       expect(e).toBeInstanceOf(ArrowCDeviceError);
-      expect((e as ArrowCDeviceError).code).toBe(EINVAL);
+      expect((e as ArrowCDeviceError).errno).toBe(EINVAL);
       expect((e as Error).message).toMatch(/outside the memory/);
     }
     s.setPtr('ArrowArray', target, field, original);

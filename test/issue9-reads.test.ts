@@ -36,7 +36,7 @@ function errorOf(f: () => unknown): ArrowCDeviceError {
     error = e;
   }
   expect(error).toBeInstanceOf(ArrowCDeviceError);
-  expect((error as ArrowCDeviceError).code).toBe(EINVAL);
+  expect((error as ArrowCDeviceError).errno).toBe(EINVAL);
   return error as ArrowCDeviceError;
 }
 

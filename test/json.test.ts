@@ -431,7 +431,7 @@ describe('hand-written files', () => {
     try {
       readIntegrationJson(union([1, 0]));
     } catch (e) {
-      expect((e as ArrowCDeviceError).code).toBe(ENOSYS);
+      expect((e as ArrowCDeviceError).errno).toBe(ENOSYS);
     }
   });
 });
@@ -444,7 +444,7 @@ function errorOf(fn: () => unknown, code = EINVAL): string {
     fn();
   } catch (e) {
     expect(e).toBeInstanceOf(ArrowCDeviceError);
-    expect((e as ArrowCDeviceError).code).toBe(code);
+    expect((e as ArrowCDeviceError).errno).toBe(code);
     return (e as Error).message;
   }
   throw new Error('expected an error');

@@ -170,7 +170,7 @@ describe('modules attach refuses, with the reason', () => {
   const without = (flag: string) => command().filter((w) => w !== flag);
 
   test('not a module', () => {
-    expect(error(() => ArrowCDevice.attach(built.factory))).toMatchObject({ code: EINVAL });
+    expect(error(() => ArrowCDevice.attach(built.factory))).toMatchObject({ code: 'EINVAL' });
     expect(error(() => ArrowCDevice.attach(built.factory)).message).toMatch(/^attach: expected an instantiated Emscripten module object/);
     expect(error(() => ArrowCDevice.attach(null as unknown as object)).message).toBe('attach: expected an instantiated Emscripten module object, found null');
   });
@@ -180,7 +180,7 @@ describe('modules attach refuses, with the reason', () => {
     const { factory, wasm } = link(args, 'partial');
     const m = await factory({ wasmBinary: wasm });
     const e = error(() => ArrowCDevice.attach(m));
-    expect(e.code).toBe(EINVAL);
+    expect(e.errno).toBe(EINVAL);
     expect(e.message).toMatch(/^attach: the module lacks all of arrow-c-device's \d+ bindings \(lastError, bytesAllocated, memorySize, alloc, \.\.\.\): link the library into it with every object and embind: emcc \.\.\. -Wl,--whole-archive libarrow_c_device\.a -Wl,--no-whole-archive --bind /);
   }, 60_000);
 

@@ -79,7 +79,7 @@ describe('the protocol', () => {
     const d = e[ARROW_C_ARRAY]();
     acd.core.structs.setI64('ArrowArray', d.array!, 'length', -1);
     const err = error(() => acd.importBatch({ [Symbol.for('arrow.c_array')]: () => d } as ArrowCProvider));
-    expect(err.code).toBe(EINVAL);
+    expect(err.errno).toBe(EINVAL);
     e.release();
     expect(acd.bytesAllocated()).toBe(0);
   });
@@ -148,7 +148,7 @@ describe('the protocol with another memory, in view mode, and for device arrays'
     expect(rows(f.value)).toEqual(rows(batch(8)));
     f.release();
     e.release();
-    expect(error(() => acd.importDeviceBatch(e as unknown as ArrowCProvider, { device: 'keep' })).code).toBe(EINVAL);
+    expect(error(() => acd.importDeviceBatch(e as unknown as ArrowCProvider, { device: 'keep' })).errno).toBe(EINVAL);
     const s = acd.exportArrayStream([batch(1), batch(4)], { into });
     const reader = acd.importArrayStream(s as unknown as ArrowCProvider, { mode: 'view' });
     expect(reader.readAll().map(rows)).toEqual([rows(batch(1)), rows(batch(4))]);
@@ -202,7 +202,7 @@ describe('requestedSchema (best effort, as PyCapsule requested_schema)', () => {
     const ints = acd.exportSchema(new arrow.Schema([new arrow.Field('a', new arrow.Int64()), new arrow.Field('s', new arrow.Utf8()), new arrow.Field('l', list)]));
     const renamed = schemaOf(new arrow.Utf8(), list, ['a', 'text', 'l']);
     const err = error(() => acd.importBatch(e as unknown as ArrowCProvider, { requestedSchema: renamed }));
-    expect(err.code).toBe(EINVAL);
+    expect(err.errno).toBe(EINVAL);
     expect(err.message).toBe('requestedSchema: schema: fields [a, s, l] and [a, text, l] are other data, not another representation of the same (the protocol negotiates representations only)');
     expect(acd.core.structs.ptr('ArrowArray', e.array, 'release')).not.toBe(0); // still the export's
     const b = acd.importBatch(e as unknown as ArrowCProvider, { requestedSchema: ints });

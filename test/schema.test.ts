@@ -137,7 +137,7 @@ describe('types apache-arrow lacks', () => {
       toArrowType(field.type);
     } catch (e) {
       expect(e).toBeInstanceOf(ArrowCDeviceError);
-      expect((e as ArrowCDeviceError).code).toBe(52); // ENOSYS
+      expect((e as ArrowCDeviceError).errno).toBe(52); // ENOSYS
     }
   });
 });

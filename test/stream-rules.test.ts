@@ -134,7 +134,7 @@ describe.each(KINDS)('%s stream (CStreamInterface.rst; CDeviceDataInterface.rst,
       const guard = leakGuard(acd);
       const { spy, outcome } = await withSpyStream(kind, { batches: batches(), failAt: 2, code: EIO, message: 'spy failure' }, consume);
       expect(outcome.batches).toBe(2);
-      expect(outcome.error?.code).toBe(EIO);
+      expect(outcome.error?.errno).toBe(EIO);
       expect(spy.calls).toEqual(['get_schema', 'get_next', 'get_next', 'get_next', 'get_last_error', 'release']);
       expect(spy.violations).toEqual([]);
       await guard.check();
@@ -153,14 +153,14 @@ describe.each(KINDS)('%s stream (CStreamInterface.rst; CDeviceDataInterface.rst,
       const { outcome } = await withSpyStream(kind, { batches: batches(), failAt: 1, code: ENOMEM, message: 'the spy ran out of memory' }, consume);
       // The spy scribbled over its message in release, right after the failure.
       expect(outcome.error?.message).toBe('batch 1: get_next: the spy ran out of memory');
-      expect(outcome.error?.code).toBe(ENOMEM);
+      expect(outcome.error?.errno).toBe(ENOMEM);
       await guard.check();
     });
 
     test.each(PULL_CONSUMERS)('get_last_error may return NULL: the consumer still reports the errno code (%s)', async (_name, consume) => {
       const guard = leakGuard(acd);
       const { outcome } = await withSpyStream(kind, { batches: batches(), failAt: 1, code: EIO, message: null }, consume);
-      expect(outcome.error?.code).toBe(EIO);
+      expect(outcome.error?.errno).toBe(EIO);
       expect(outcome.error?.message).toMatch(/get_next: error 29 \(.*\), and get_last_error gave no message/);
       await guard.check();
     });
@@ -176,7 +176,7 @@ describe.each(KINDS)('%s stream (CStreamInterface.rst; CDeviceDataInterface.rst,
       const guard = leakGuard(acd);
       const { spy, outcome } = await withSpyStream(kind, { batches: batches(), badAt: 1 }, consume);
       expect(outcome.batches).toBe(1);
-      expect(outcome.error?.code).toBe(EINVAL);
+      expect(outcome.error?.errno).toBe(EINVAL);
       expect(outcome.error?.message).toMatch(/^batch 1\b.*n_children: expected 4 \(as in the schema\), found 1/);
       expect(spy.calls.at(-1)).toBe('release');
       await guard.check();
@@ -187,7 +187,7 @@ describe.each(KINDS)('%s stream (CStreamInterface.rst; CDeviceDataInterface.rst,
         const guard = leakGuard(acd);
         const { outcome } = await withSpyStream(kind, { batches: batches(), wrongDeviceAt: 1 }, consume);
         expect(outcome.batches).toBe(1);
-        expect(outcome.error?.code).toBe(EINVAL);
+        expect(outcome.error?.errno).toBe(EINVAL);
         expect(outcome.error?.message).toBe('batch 1: get_next: device_type: expected 1 (the stream\'s), found 2');
         await guard.check(); // the mismatched chunk was released, not leaked
       });
@@ -670,7 +670,7 @@ const ASYNC_CONSUMERS: [string, (o: { window?: number; cancelAfter?: number }) =
           }
           return { rows, error: null };
         } catch (e) {
-          return { rows, error: { code: (e as ArrowCDeviceError).code, message: (e as Error).message } };
+          return { rows, error: { code: (e as ArrowCDeviceError).errno, message: (e as Error).message } };
         }
       },
       finish: () => c.release(),

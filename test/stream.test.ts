@@ -149,7 +149,7 @@ describe.each(KINDS)('%s stream: TS producer → TS reader', (kind) => {
       error = e;
     }
     expect(error).toBeInstanceOf(ArrowCDeviceError);
-    expect((error as ArrowCDeviceError).code).toBe(EINVAL);
+    expect((error as ArrowCDeviceError).errno).toBe(EINVAL);
     expect((error as Error).message).toMatch(/^batch 1: get_next: its schema struct<x: float64> is not the stream's struct<id: int32, name: utf8, /);
     expect(reader.done).toBe(true);
     await guard.check();
@@ -234,7 +234,8 @@ describe('device streams on a simulated device', () => {
     const exported = exportDeviceArrayStream(acd, sampleBatches(2), { device: 'rocm:0' });
     const reader = importDeviceArrayStream(acd, exported.ptr, { device: 'reject' });
     exported.release();
-    expect(() => reader.next()).toThrow(expect.objectContaining({ code: ENODEV, message: expect.stringMatching(/^batch 0: device_type: the array is on rocm:0, not the CPU/) }));
+    // "batch 0: " before the message; the path of the field at fault is kept.
+    expect(() => reader.next()).toThrow(expect.objectContaining({ code: 'ENODEV', path: 'device_type', message: expect.stringMatching(/^batch 0: device_type: the array is on rocm:0, not the CPU/) }));
     expect(reader.done).toBe(true);
     await guard.check();
   });
@@ -284,7 +285,7 @@ describe.each(KINDS)('errors mid-stream (%s stream)', (kind) => {
         error = e as ArrowCDeviceError;
       }
       expect(error).toBeInstanceOf(ArrowCDeviceError);
-      expect(error!.code).toBe(code);
+      expect(error!.errno).toBe(code);
       expect(error!.message).toContain(message);
       expect(error!.message).toBe(`batch 2: get_next: ${message}`);
       expect(reader.done).toBe(true);
@@ -303,7 +304,7 @@ describe.each(KINDS)('errors mid-stream (%s stream)', (kind) => {
       } catch (e) {
         error = e as ArrowCDeviceError;
       }
-      expect(error?.code).toBe(code);
+      expect(error?.errno).toBe(code);
       expect(error?.message).toBe(`batch 2: get_next: ${message}`);
       expect(list.length).toBe(2); // what came before
       expect(isReleased(acd, structOf(kind), stream.ptr)).toBe(true);

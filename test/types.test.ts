@@ -84,7 +84,7 @@ describe('format strings', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(ArrowCDeviceError);
-    expect((error as ArrowCDeviceError).code).toBe(EINVAL);
+    expect((error as ArrowCDeviceError).errno).toBe(EINVAL);
     expect((error as Error).message).toContain(`format '${format}': expected`);
   });
 
@@ -241,11 +241,14 @@ describe('errors', () => {
   test('class, codes and names (Emscripten errno numbering)', () => {
     const e = new ArrowCDeviceError('boom', ENOSYS, 'children[0]');
     expect(e).toBeInstanceOf(Error);
-    expect([e.name, e.message, e.code, e.path]).toEqual(['ArrowCDeviceError', 'boom', 52, 'children[0]']);
-    expect(new ArrowCDeviceError('x').code).toBe(EINVAL);
+    expect([e.name, e.message, e.code, e.errno, e.path]).toEqual(['ArrowCDeviceError', 'boom', 'ENOSYS', 52, 'children[0]']);
+    expect([new ArrowCDeviceError('x').code, new ArrowCDeviceError('x').errno]).toEqual(['EINVAL', EINVAL]);
     expect(new ArrowCDeviceError('x').path).toBeUndefined();
-    expect([EINVAL, errnoName(28), errnoName(48), errnoName(61), errnoName(999)]).toEqual([28, 'EINVAL', 'ENOMEM', 'EOVERFLOW', 'errno 999']);
+    expect([EINVAL, errnoName(28), errnoName(48), errnoName(61), errnoName(999)]).toEqual([28, 'EINVAL', 'ENOMEM', 'EOVERFLOW', 'E999']);
+    // A number without a name here is named E<number>.
+    expect([new ArrowCDeviceError('x', 999).code, new ArrowCDeviceError('x', 999).errno]).toEqual(['E999', 999]);
   });
+
 });
 
 describe('apache-arrow conversion', () => {
@@ -324,7 +327,7 @@ describe('apache-arrow conversion', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(ArrowCDeviceError);
-    expect((error as ArrowCDeviceError).code).toBe(ENOSYS);
+    expect((error as ArrowCDeviceError).errno).toBe(ENOSYS);
     expect((error as Error).message).toBe(message);
   });
 

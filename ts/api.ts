@@ -12,20 +12,21 @@ import type { AttachOptions } from './abi/attach.js';
 import { Core, type LoadOptions } from './abi/core.js';
 import { ArrowCDeviceError, EINVAL } from './abi/errors.js';
 import { Handle } from './abi/handles.js';
+import { checkOptions, optionKeys } from './abi/option-keys.js';
 import type { DeviceTotals } from './abi/device-exports.js';
 import { exportBatch, exportSchema, exportTable, exportVector } from './arrow-js/export.js';
 import { importBatch, importVector } from './arrow-js/import.js';
 import { deviceBytesAllocated, deviceOwnerOf, deviceStats, readDeviceMemory, syncDeviceArray } from './device/accounting.js';
 import type { Device, DeviceSpec } from './device/device.js';
 import {
-  exportDeviceBatch, exportDeviceRaw, importDeviceBatch, importDeviceRaw,
+  DEVICE_EXPORT_OPTION_KEYS, DEVICE_IMPORT_OPTION_KEYS, exportDeviceBatch, exportDeviceRaw, importDeviceBatch, importDeviceRaw,
   type DeviceExportOptions, type DeviceImportOptions,
 } from './device/exchange.js';
 import type { DeviceResident } from './device/resident.js';
 import { exportRaw } from './exchange/export.js';
 import { ImportedSchema, type ExportedArray, type ExportedSchema, type Imported } from './exchange/handles.js';
 import { importRaw, importSchema } from './exchange/import.js';
-import type { ForeignSource, ImportOptions, RawImport } from './exchange/options.js';
+import { IMPORT_OPTION_KEYS, type ForeignSource, type ImportOptions, type RawImport } from './exchange/options.js';
 import { ForeignModule, type ForeignModuleOptions, type ModuleExports } from './foreign/module.js';
 import {
   ARROW_C_ARRAY, ARROW_C_DEVICE_ARRAY, ARROW_C_DEVICE_STREAM, ARROW_C_SCHEMA, ARROW_C_STREAM, descriptorOf,
@@ -52,6 +53,10 @@ export interface ExportOptions {
    */
   into?: ForeignModule;
 }
+
+export const EXPORT_OPTION_KEYS = optionKeys<ExportOptions>()(['into']);
+/** importSchema's options. */
+const SCHEMA_IMPORT_OPTION_KEYS = optionKeys<{ from?: ForeignSource }>()(['from']);
 
 /**
  * The C Data and C Device Data interfaces over one instance of the wasm core: every export, import, stream and device operation as a method.
@@ -141,6 +146,7 @@ export class ArrowCDevice {
    * @throws `ArrowCDeviceError` (ENOMEM) when memory runs out; `TypeError` for an argument of the wrong kind.
    */
   exportSchema(x: arrow.Schema | arrow.Field | Schema | Field, options: ExportOptions = {}): ExportedSchema {
+    checkOptions('exportSchema', options, EXPORT_OPTION_KEYS);
     return exportSchema(this.core, x, options.into);
   }
 
@@ -155,6 +161,7 @@ export class ArrowCDevice {
    */
   exportBatch(batch: arrow.RecordBatch, options: ExportOptions = {}): ExportedArray {
     checkBatchArgument('exportBatch', batch);
+    checkOptions('exportBatch', options, EXPORT_OPTION_KEYS);
     return exportBatch(this.core, batch, options.into);
   }
 
@@ -169,6 +176,7 @@ export class ArrowCDevice {
    * @throws `ArrowCDeviceError` (EINVAL) for a vector of several chunks.
    */
   exportVector(vector: arrow.Vector | arrow.Data, name = '', options: ExportOptions = {}): ExportedArray {
+    checkOptions('exportVector', options, EXPORT_OPTION_KEYS);
     return exportVector(this.core, vector, name, options.into);
   }
 
@@ -181,6 +189,7 @@ export class ArrowCDevice {
    * @returns one handle per batch, in order.
    */
   exportTable(table: arrow.Table, options: ExportOptions = {}): ExportedArray[] {
+    checkOptions('exportTable', options, EXPORT_OPTION_KEYS);
     return exportTable(this.core, table, options.into);
   }
 
@@ -195,6 +204,7 @@ export class ArrowCDevice {
    */
   exportDeviceBatch(batch: arrow.RecordBatch, options: DeviceExportOptions = {}): ExportedArray {
     checkBatchArgument('exportDeviceBatch', batch);
+    checkOptions('exportDeviceBatch', options, DEVICE_EXPORT_OPTION_KEYS);
     return exportDeviceBatch(this.core, batch, options);
   }
 
@@ -209,6 +219,7 @@ export class ArrowCDevice {
    * @throws `ArrowCDeviceError` (EINVAL) naming the path of a buffer that does not fit the type.
    */
   exportRaw(field: Field, raw: RawArray, options: ExportOptions = {}): ExportedArray {
+    checkOptions('exportRaw', options, EXPORT_OPTION_KEYS);
     return exportRaw(this.core, field, raw, options.into);
   }
 
@@ -222,6 +233,7 @@ export class ArrowCDevice {
    * @returns the handle; `handle.array` is the ArrowDeviceArray.
    */
   exportDeviceRaw(field: Field, raw: RawArray, options: DeviceExportOptions = {}): ExportedArray {
+    checkOptions('exportDeviceRaw', options, DEVICE_EXPORT_OPTION_KEYS);
     return exportDeviceRaw(this.core, field, raw, options);
   }
 
@@ -237,6 +249,7 @@ export class ArrowCDevice {
    * @throws `ArrowCDeviceError` naming the path at fault (EINVAL for a malformed or released struct); `TypeError` for a BigInt, negative or fractional address.
    */
   importSchema(ptr: number | ArrowCProvider, options: { from?: ForeignSource } = {}): ImportedSchema {
+    checkOptions('importSchema', options, SCHEMA_IMPORT_OPTION_KEYS);
     if (isProvider(ptr)) return this.viaProtocol(ptr, ARROW_C_SCHEMA, 'importSchema', options, (d, o) => importSchema(this.core, d.schema, o.from));
     checkAddress('importSchema', 'ptr', ptr);
     return importSchema(this.core, ptr, options.from);
@@ -263,6 +276,7 @@ export class ArrowCDevice {
    */
   importBatch(schema: number | ImportedSchema, array: number, options?: ImportOptions): Imported<arrow.RecordBatch>;
   importBatch(schema: number | ImportedSchema | ArrowCProvider, array?: number | ImportOptions, options: ImportOptions = {}): Imported<arrow.RecordBatch> {
+    checkOptions('importBatch', isProvider(schema) ? array : options, IMPORT_OPTION_KEYS);
     if (isProvider(schema)) return this.viaProtocol(schema, ARROW_C_ARRAY, 'importBatch', array as ImportOptions | undefined, (d, o) => importBatch(this.core, d.schema, d.array!, o));
     checkPointers('importBatch', schema, array);
     return importBatch(this.core, schema, array as number, options);
@@ -300,6 +314,7 @@ export class ArrowCDevice {
   importDeviceBatch(provider: ArrowCProvider, options?: DeviceImportOptions): Imported<arrow.RecordBatch>;
   importDeviceBatch(schema: number | ImportedSchema | ArrowCProvider, deviceArray?: number | DeviceImportOptions,
     options: DeviceImportOptions = {}): Imported<arrow.RecordBatch> | DeviceResident {
+    checkOptions('importDeviceBatch', isProvider(schema) ? deviceArray : options, DEVICE_IMPORT_OPTION_KEYS);
     if (isProvider(schema)) {
       const o = (deviceArray ?? {}) as DeviceImportOptions;
       if (o.device === 'keep') throw new ArrowCDeviceError("importDeviceBatch: device 'keep' needs addresses, not a provider (the descriptor is released after the import)", EINVAL);
@@ -331,6 +346,7 @@ export class ArrowCDevice {
    */
   importRaw(schema: number | ImportedSchema, array: number, options?: ImportOptions): Imported<RawImport>;
   importRaw(schema: number | ImportedSchema | ArrowCProvider, array?: number | ImportOptions, options: ImportOptions = {}): Imported<RawImport> {
+    checkOptions('importRaw', isProvider(schema) ? array : options, IMPORT_OPTION_KEYS);
     if (isProvider(schema)) return this.viaProtocol(schema, ARROW_C_ARRAY, 'importRaw', array as ImportOptions | undefined, (d, o) => importRaw(this.core, d.schema, d.array!, o));
     checkPointers('importRaw', schema, array);
     return importRaw(this.core, schema, array as number, options);
@@ -346,6 +362,7 @@ export class ArrowCDevice {
    * @returns the field and the raw array, as `value`.
    */
   importDeviceRaw(schema: number | ImportedSchema, deviceArray: number, options: DeviceImportOptions = {}): Imported<RawImport> {
+    checkOptions('importDeviceRaw', options, DEVICE_IMPORT_OPTION_KEYS);
     checkPointers('importDeviceRaw', schema, deviceArray, 'deviceArray');
     return importDeviceRaw(this.core, schema, deviceArray, options);
   }
@@ -371,6 +388,7 @@ export class ArrowCDevice {
    */
   importVector(schema: number | ImportedSchema, array: number, options?: ImportOptions): Imported<arrow.Vector>;
   importVector(schema: number | ImportedSchema | ArrowCProvider, array?: number | ImportOptions, options: ImportOptions = {}): Imported<arrow.Vector> {
+    checkOptions('importVector', isProvider(schema) ? array : options, IMPORT_OPTION_KEYS);
     if (isProvider(schema)) return this.viaProtocol(schema, ARROW_C_ARRAY, 'importVector', array as ImportOptions | undefined, (d, o) => importVector(this.core, d.schema, d.array!, o));
     checkPointers('importVector', schema, array);
     return importVector(this.core, schema, array as number, options);
@@ -385,6 +403,7 @@ export class ArrowCDevice {
    * @returns the field and the raw array, as `value`.
    */
   importDeviceRawFrom(provider: ArrowCProvider, options: DeviceImportOptions = {}): Imported<RawImport> {
+    checkOptions('importDeviceRawFrom', options, DEVICE_IMPORT_OPTION_KEYS);
     return this.viaProtocol(provider, ARROW_C_DEVICE_ARRAY, 'importDeviceRawFrom', options, (d, o) => importDeviceRaw(this.core, d.schema, d.array!, o));
   }
 

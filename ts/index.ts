@@ -1,16 +1,16 @@
 // arrow-c-device: the Apache Arrow C Data Interface and C Device Data
-// Interface for every JavaScript runtime.
+// Interface for every JavaScript runtime. The package's main entry: the core
+// paths (load or attach, export and import, devices, streams, the type model,
+// apache-arrow conversion). The readers, writers and tools are subpaths of
+// their own (package.json "exports"), so that a bundle of the core leaves
+// them out: ./ipc.ts, ./json.ts, ./integration.ts, ./roundtrip.ts,
+// ./inspect.ts, ./fixtures.ts.
 
 export { ArrowCDevice, ExportedArray, ExportedSchema, Imported, ImportedSchema } from './api.js';
 export type { DeviceExportOptions, DeviceImportOptions, DevicePolicy, ExportOptions, ImportOptions, RawImport, ValidationLevel } from './api.js';
 export { toArrowTable, type Conversion } from './arrow-js/arrow-data.js';
 export type { RawArray } from './model/raw.js';
 export { compareRaw, rawValues } from './model/raw-values.js';
-export { readIntegrationJson, type IntegrationFile } from './io/json/read.js';
-export { writeIntegrationJson } from './io/json/write.js';
-export { readIpc } from './io/ipc/read.js';
-export { CDataIntegration, runIntegration, type IntegrationSummary } from './io/integration.js';
-export { isJson, readOwn, roundtripRaw, roundtripTable, type ReaderName, type RoundtripOptions, type RoundtripSummary } from './roundtrip/roundtrip.js';
 export { CANONICAL_EXTENSIONS, extensionOf, type Extension } from './model/extensions.js';
 export { DeviceResident } from './device/resident.js';
 export { DEVICE_TYPES, deviceName, deviceTypeName, eventTypeOf, isHostAccessible, parseDevice } from './device/device.js';
@@ -26,6 +26,7 @@ export { ForeignModule, partsFromExports, type ForeignModuleOptions, type Module
 export type { ForeignSource } from './exchange/options.js';
 export { ARROW_C_ARRAY, ARROW_C_DEVICE_ARRAY, ARROW_C_DEVICE_STREAM, ARROW_C_SCHEMA, ARROW_C_STREAM, type ArrowCDescriptor, type ArrowCProvider } from './exchange/protocol.js';
 export { ArrowCDeviceError, EBUSY, EINVAL, EIO, ENODEV, ENOMEM, ENOSYS, EOVERFLOW, ERANGE, errnoName } from './abi/errors.js';
+export type { ArrowCDeviceErrorJSON, ErrnoName, ErrorDetails, ErrorLayout, ErrorLevel } from './abi/errors.js';
 // The type model: a constructor per type of the spec, fields, schemas, equality (pure functions).
 export * as types from './model/types.js';
 export type { DataType, Field, Metadata, Schema, TimeUnit } from './model/types.js';
@@ -64,13 +65,6 @@ export function attach(module: object, options?: AttachOptions): ArrowCDevice {
   return ArrowCDevice.attach(module, options);
 }
 export type { AttachOptions } from './abi/attach.js';
-export { bufferRole, flagNames, structTree } from './inspect/tree.js';
-export type { RegionKind, StructTree, TreeBuffer, TreeField, TreeNode, TreeOptions, TreeRegion } from './inspect/tree.js';
-export { treeText } from './inspect/text.js';
-export { batchTree, deviceTree } from './inspect/batch.js';
-export type { BatchTree, InspectLayout } from './inspect/batch.js';
-export { demoTable, sample, samples } from './inspect/samples.js';
-export type { Sample } from './inspect/samples.js';
 export { compareBatches, normalize, schemaDifferences } from './arrow-js/compare.js';
 export { ExportedStream, StreamReader, exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream } from './stream/pull.js';
 export type { StreamExportOptions, StreamImportOptions, StreamKind, SyncBatchSource } from './stream/pull.js';
@@ -78,13 +72,6 @@ export { AsyncStreamConsumer, disposeHandler, freeProducer, makeHandler, makePro
 export type { AsyncBatch, AsyncBatchSource, AsyncConsumerOptions, ProduceAsyncOptions, ProducerStats, Production } from './stream/async.js';
 export { BatchList, CAsyncConsumer, CBatchSource, cStream, drainStream, startCAsyncProducer } from './stream/c-backed.js';
 export type { CAsyncConsumerOptions, GeneratorOptions } from './stream/c-backed.js';
-export { roundtripStream } from './roundtrip/stream.js';
-export type { StreamRoundtripOptions, StreamRoundtripSummary, Via } from './roundtrip/stream.js';
 export { streamRuntime } from './stream/runtime.js';
 export type { Mismatch } from './arrow-js/compare.js';
-export { caseImage, expectedIpc, fixtureFiles, stableJson, type CorpusFile, type CorpusOptions } from './fixtures/corpus.js';
-export { corpusCases, fixtureCases, invalidFixtureCases } from './fixtures/cases.js';
-export type { FixtureCase, Invalidity } from './fixtures/case.js';
-export { imageSpace, parseFixtureImage, readScript, type FixtureImage, type ImageRoot, type ImageScript } from './fixtures/parse.js';
-export type { LayoutName as FixtureLayout } from './fixtures/image.js';
 export type { Handle } from './abi/handles.js';

@@ -29,9 +29,14 @@ extern "C" {
 
 struct AcdError {
   char message[1024];
+  // Where in a struct tree the failure is ("root.children[1].buffers[2]"),
+  // kept apart from the message so that callers need not parse it: set by
+  // the validator's walk (validate/walk.c), "" when the failure has no path.
+  char path[512];
 };
 
-// Formats into error->message (when error is not NULL) and returns code.
+// Formats into error->message (when error is not NULL), clears error->path
+// and returns code.
 int AcdErrorSet(struct AcdError* error, int code, const char* fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 3, 4)))

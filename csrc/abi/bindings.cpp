@@ -5,7 +5,7 @@
 // whatever file they live in. Pointers cross as unsigned 32-bit numbers,
 // lengths as doubles (exact up to 2^53). Fallible calls return an
 // errno-style code; the message of the last failure is read with
-// lastError(), which the TypeScript side turns into one error class.
+// lastError() (and its path in a struct tree with lastErrorPath()), which the TypeScript side turns into one error class.
 
 #include <emscripten/bind.h>
 
@@ -14,11 +14,13 @@
 
 #include "abi/bindings.h"
 
-AcdError acd_last_error = {{0}};
+AcdError acd_last_error = {{0}, {0}};
 
 namespace {
 
 std::string LastError() { return std::string(acd_last_error.message); }
+// Where the last failure is in a struct tree ("" when it has no path).
+std::string LastErrorPath() { return std::string(acd_last_error.path); }
 
 double BytesAllocated() { return static_cast<double>(AcdBytesAllocated()); }
 
@@ -51,6 +53,7 @@ void ForeignMap(double origin, double size) {
 EMSCRIPTEN_BINDINGS(arrow_c_device) {
   using emscripten::function;
   function("lastError", &LastError);
+  function("lastErrorPath", &LastErrorPath);
   function("bytesAllocated", &BytesAllocated);
   function("memorySize", &MemorySize);
   function("alloc", &Alloc);

@@ -16,6 +16,7 @@ int AcdErrorSet(struct AcdError* error, int code, const char* fmt, ...) {
   int n = vsnprintf(error->message, sizeof(error->message), fmt, args);
   va_end(args);
   if (n < 0) error->message[0] = '\0';
+  error->path[0] = '\0';
   return code;
 }
 

@@ -215,8 +215,9 @@ static int AcdCopyBuffers(struct AcdDeviceArrayCopier* c, const struct ArrowSche
       }
     }
     if (code != ACD_OK) {
-      AcdErrorPrefix(c->v.error, "buffers[%" PRId64 "]", i);
-      code = AcdValidationPrefix(&c->v, code);
+      char field[40];
+      snprintf(field, sizeof(field), "buffers[%" PRId64 "]", i);
+      code = AcdValidationPrefixField(&c->v, field, code);
     }
   }
   AcdFree(sizes);

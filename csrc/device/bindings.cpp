@@ -3,7 +3,8 @@
 // through the simulation, and the accounting. Pointers cross as unsigned
 // 32-bit numbers (device addresses are >= 2^31), ids and sizes as doubles.
 // Fallible calls return an errno-style code; the message of the last failure
-// is read with deviceLastError().
+// is read with deviceLastError(), its path in a struct tree with
+// deviceLastErrorPath().
 
 #include <emscripten/bind.h>
 
@@ -17,7 +18,7 @@
 
 namespace {
 
-AcdError device_error = {{0}};
+AcdError device_error = {{0}, {0}};
 
 template <typename T>
 T* Ptr(uintptr_t address) {
@@ -25,6 +26,7 @@ T* Ptr(uintptr_t address) {
 }
 
 std::string DeviceLastError() { return std::string(device_error.message); }
+std::string DeviceLastErrorPath() { return std::string(device_error.path); }
 
 void DeviceArrayInitDevice(uintptr_t device_array, int device_type, double device_id) {
   AcdDeviceArrayInitDevice(Ptr<ArrowDeviceArray>(device_array), device_type,
@@ -171,6 +173,7 @@ EMSCRIPTEN_BINDINGS(arrow_c_device_devices) {
   using emscripten::function;
   function("deviceArrayInitDevice", &DeviceArrayInitDevice);
   function("deviceLastError", &DeviceLastError);
+  function("deviceLastErrorPath", &DeviceLastErrorPath);
   function("deviceCheck", &DeviceCheck);
   function("deviceTypeName", &DeviceTypeName);
   function("deviceArrayMoveToDevice", &DeviceArrayMoveToDevice);

@@ -17,8 +17,9 @@ static int AcdReadElement(struct AcdValidation* v, const struct ArrowArray* arra
   int code = AcdDeviceReadInt(device, array->buffers[at->buffer], at->index, at->width, out,
                               v->error);
   if (code != ACD_OK) {
-    AcdErrorPrefix(v->error, "buffers[%" PRId64 "]", at->buffer);
-    return AcdValidationPrefix(v, code);
+    char field[40];
+    snprintf(field, sizeof(field), "buffers[%" PRId64 "]", at->buffer);
+    return AcdValidationPrefixField(v, field, code);
   }
   return ACD_OK;
 }

@@ -5,7 +5,7 @@
 #include <errno.h>
 
 static int acd_sim_current_device = 0;
-static struct AcdError acd_sim_error = {{0}};
+static struct AcdError acd_sim_error = {{0}, {0}};
 
 const char* acdSimLastErrorMessage(void) { return acd_sim_error.message; }
 

@@ -27,6 +27,7 @@ static int AcdFormatError(struct AcdError* error, const char* format, const char
   int n = vsnprintf(error->message, sizeof(error->message), fmt, args);
   va_end(args);
   if (n < 0) error->message[0] = '\0';
+  error->path[0] = '\0';
 
   const char* ellipsis = strlen(format) > ACD_FORMAT_QUOTE_MAX ? "..." : "";
   AcdErrorPrefix(error, "format '%.*s%s'", ACD_FORMAT_QUOTE_MAX, format, ellipsis);

@@ -16,7 +16,7 @@
 
 namespace {
 
-AcdError stream_error = {{0}};
+AcdError stream_error = {{0}, {0}};
 
 template <typename T>
 T* Ptr(uintptr_t address) {

@@ -119,6 +119,8 @@ int AcdValidationFail(struct AcdValidation* v, const char* field, int code, cons
 // Prefixes the message that a callee already put into the error with the
 // path, and returns code.
 int AcdValidationPrefix(struct AcdValidation* v, int code);
+// The same with a field after the path ("<path>.<field>: <message>").
+int AcdValidationPrefixField(struct AcdValidation* v, const char* field, int code);
 
 // Whether `size` bytes at ptr may be read (always when size is 0).
 int AcdValidationReadable(const void* ptr, int64_t size);

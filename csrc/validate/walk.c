@@ -93,6 +93,9 @@ void AcdValidationPop(struct AcdValidation* v, size_t mark) {
 static void AcdValidationPrefixPath(struct AcdValidation* v, const char* field) {
   const char* sep = field == NULL ? "" : ".";
   if (field == NULL) field = "";
+  // The path on its own too (cut at its end when very long), for callers.
+  int n = snprintf(v->error->path, sizeof(v->error->path), "%s%s%s", v->path, sep, field);
+  if (n < 0) v->error->path[0] = '\0';
   if (v->path_length <= 400) {
     AcdErrorPrefix(v->error, "%s%s%s", v->path, sep, field);
   } else {
@@ -116,6 +119,11 @@ int AcdValidationFail(struct AcdValidation* v, const char* field, int code, cons
 
 int AcdValidationPrefix(struct AcdValidation* v, int code) {
   if (v->error != NULL) AcdValidationPrefixPath(v, NULL);
+  return code;
+}
+
+int AcdValidationPrefixField(struct AcdValidation* v, const char* field, int code) {
+  if (v->error != NULL) AcdValidationPrefixPath(v, field);
   return code;
 }
 

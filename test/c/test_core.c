@@ -446,9 +446,14 @@ static void TestValidateSchema(void) {
   a.format = NULL;
   CHECK_FAILS(AcdSchemaValidate(&root, &error), EINVAL, &error,
               "root.children[0].format: expected a format string, found NULL");
+  CHECK(strcmp(error.path, "root.children[0].format") == 0);
   a.format = "xyz";
   CHECK_FAILS(AcdSchemaValidate(&root, &error), EINVAL, &error,
               "root.children[0]: format 'xyz': unknown format string");
+  CHECK(strcmp(error.path, "root.children[0]") == 0);
+  // A failure outside a walk has no path: none is left from the last one.
+  AcdErrorSet(&error, EINVAL, "no place");
+  CHECK(error.path[0] == '\0');
   a.format = "d:40,2";
   CHECK_FAILS(AcdSchemaValidate(&root, &error), EINVAL, &error,
               "root.children[0]: format 'd:40,2': expected a precision in 1..38");

@@ -554,8 +554,10 @@ static void TestDeviceArrayValidation(void) {
                          (char*)(uintptr_t)on_cuda.array.children[1]->buffers[1] + 16, 4, &error),
            &error);
   CHECK_FAILS(AcdDeviceArrayCopy(&schema, &on_cuda, AcdDeviceCpu(), &out, &error), EINVAL, &error,
-              "root.children[1]: buffers[2]: 0x");
+              "root.children[1].buffers[2]: 0x");
   CHECK(strstr(error.message, "(+1000 bytes) runs past the end of its cuda:0 allocation of 6 bytes"));
+  // The path on its own, for callers that must not parse the message.
+  CHECK(strcmp(error.path, "root.children[1].buffers[2]") == 0);
   CHECK(out.array.release == NULL && AcdBytesAllocated() == before);
 
   on_cuda.array.release(&on_cuda.array);

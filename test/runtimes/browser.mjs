@@ -35,6 +35,7 @@ const IMPORT_MAP = {
     flatbuffers: '/node_modules/flatbuffers/mjs/flatbuffers.js',
     tslib: '/node_modules/tslib/tslib.es6.mjs',
     'json-with-bigint': '/node_modules/json-with-bigint/json-with-bigint.js',
+    fzstd: '/node_modules/fzstd/esm/index.mjs',
   },
 };
 

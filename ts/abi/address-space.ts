@@ -9,6 +9,7 @@
 
 import { ArrowCDeviceError, EINVAL, ENOSYS } from './errors.js';
 import type { Layout, StructName } from './layout-types.js';
+import { checkOptions, optionKeys } from './option-keys.js';
 import { StructReader } from './structs.js';
 
 /** How memory is allocated and freed in a space. */
@@ -117,7 +118,7 @@ export function releaseThrough(space: AddressSpace, struct: ReleasableStruct, pt
       return 0;
     } catch (e) {
       // Refused before anything ran (another signature): as a release of the wrong kind below.
-      if (!(e instanceof ArrowCDeviceError && e.code === EINVAL)) throw e;
+      if (!(e instanceof ArrowCDeviceError && e.errno === EINVAL)) throw e;
     }
   }
   s.setPtr(kind, at, 'release', 0);
@@ -141,6 +142,8 @@ export interface MemorySpaceOptions {
   /** The WebAssembly.Table behind `table`, handed to others with the structs (docs/protocol.md). */
   wasmTable?: WebAssembly.Table | null;
 }
+
+export const MEMORY_SPACE_OPTION_KEYS = optionKeys<MemorySpaceOptions>()(['name', 'memory', 'layout', 'table', 'allocator', 'release', 'wasmTable']);
 
 /** A space over a wasm instance's linear memory, which may grow (views are renewed then). */
 export class MemorySpace implements AddressSpace {
@@ -171,6 +174,7 @@ export class MemorySpace implements AddressSpace {
    * @param options - the memory, its layout, table and allocator.
    */
   constructor(options: MemorySpaceOptions) {
+    checkOptions('MemorySpace', options, MEMORY_SPACE_OPTION_KEYS);
     this.name = options.name;
     this.layout = options.layout;
     this.memory = options.memory;

@@ -8,6 +8,7 @@
 import { CORE_EXPORTS } from './core-exports.js';
 import { DEVICE_EXPORTS } from './device-exports.js';
 import { ArrowCDeviceError, EINVAL } from './errors.js';
+import { optionKeys } from './option-keys.js';
 import { STREAM_EXPORTS } from './stream-exports.js';
 import { parseWasm, type TableSignatures } from './wasm-table.js';
 
@@ -31,6 +32,8 @@ export interface AttachOptions {
   /** For messages; default 'the linked module'. */
   name?: string;
 }
+
+export const ATTACH_OPTION_KEYS = optionKeys<AttachOptions>()(['wasmBinary', 'name']);
 
 /** An instantiated module, checked: its exports, memory, table and each slot's signature. */
 export interface LinkedModule {

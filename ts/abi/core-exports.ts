@@ -6,6 +6,8 @@
 /** The C core's exports (csrc/abi, model and validate bindings.cpp). Pointers are wasm32 addresses. */
 export interface CoreExports {
   lastError(): string;
+  /** Where the last failure is in a struct tree ("root.children[1].buffers[2]"), '' when nowhere. */
+  lastErrorPath(): string;
   bytesAllocated(): number;
   memorySize(): number;
   alloc(size: number): number;
@@ -30,5 +32,5 @@ export interface CoreExports {
 export const CORE_EXPORTS: readonly (keyof CoreExports)[] = [
   'lastError', 'bytesAllocated', 'memorySize', 'alloc', 'free', 'schemaInit', 'arrayInit', 'arrayAllocateBuffer',
   'deviceArrayInitDevice', 'schemaMove', 'arrayMove', 'deviceArrayMove', 'schemaRelease', 'arrayRelease',
-  'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap',
+  'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap', 'lastErrorPath',
 ];

@@ -7,13 +7,14 @@ import createAcdCore from './generated/core.js';
 import type { CoreExports } from './core-exports.js';
 import { DEVICE_EXPORTS, type DeviceExports } from './device-exports.js';
 import { STREAM_EXPORTS, type StreamExports } from './stream-exports.js';
-import { ArrowCDeviceError, EINVAL } from './errors.js';
+import { ArrowCDeviceError, EINVAL, ENOMEM, type ErrorDetails, type ErrorLevel } from './errors.js';
 import { wasm32 } from './generated/layout.js';
 import { MemorySpace, type FunctionTable, type ReleasableStruct } from './address-space.js';
 import type { StructReader } from './structs.js';
 import { TABLE_SIGNATURES } from './generated/wasm-table.js';
 import { parseTableSignatures } from './wasm-table.js';
-import { checkLinkedModule, type AttachOptions } from './attach.js';
+import { ATTACH_OPTION_KEYS, checkLinkedModule, type AttachOptions } from './attach.js';
+import { checkOptions, optionKeys } from './option-keys.js';
 
 interface EmscriptenModule extends CoreExports {
   asm: { memory: WebAssembly.Memory; __indirect_function_table: WebAssembly.Table };
@@ -36,11 +37,16 @@ function signatureCodes(slots: readonly string[]): Uint8Array {
   return codes;
 }
 
+/** The names of the C validator's levels (enum AcdValidationLevel), for errors. */
+const VALIDATION_LEVELS: readonly ErrorLevel[] = ['none', 'minimal', 'default', 'full'];
+
 /** Options of `load`. */
 export interface LoadOptions {
   /** The wasm binary, when the caller wants to supply it (it is embedded by default). */
   wasmBinary?: ArrayBuffer | Uint8Array;
 }
+
+export const LOAD_OPTION_KEYS = optionKeys<LoadOptions>()(['wasmBinary']);
 
 /**
  * Whatever holds a loaded core (an ArrowCDevice does): the stream, device and
@@ -103,12 +109,9 @@ export class Core {
   }
 
   static async load(options: LoadOptions = {}): Promise<Core> {
-    // An option it does not know is an error, not silently ignored: { memory } was once taken for a way to read another module.
-    const unknown = Object.keys(options ?? {}).filter((k) => k !== 'wasmBinary');
-    if (unknown.length > 0) {
-      throw new ArrowCDeviceError(`load: unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')} (the only one is wasmBinary); ` +
-        "to read or write another module's memory, use acd.foreign({ memory, table, malloc, free }) with { from } / { into }, or link the core into it (ArrowCDevice.attach)", EINVAL);
-    }
+    // { memory } was once taken for a way to read another module: the hint says what does that.
+    checkOptions('load', options, LOAD_OPTION_KEYS,
+      "to read or write another module's memory, use acd.foreign({ memory, table, malloc, free }) with { from } / { into }, or link the core into it (ArrowCDevice.attach)");
     // The embedded binary's table was parsed at build time; a supplied one
     // is parsed here, with the same parser.
     let slots = TABLE_SIGNATURES.split(',');
@@ -131,6 +134,7 @@ export class Core {
    * module again returns the same Core.
    */
   static attach(module: object, options: AttachOptions = {}): Core {
+    checkOptions('attach', options, ATTACH_OPTION_KEYS);
     const known = typeof module === 'object' && module !== null ? Core.#attached.get(module) : undefined;
     if (known !== undefined) return known;
     const linked = checkLinkedModule(module, options);
@@ -178,14 +182,14 @@ export class Core {
     return this.m.bytesAllocated();
   }
 
-  /** Throws the core's last error when code is not 0. */
-  check(code: number, context?: string): void {
-    if (code !== 0) throw this.error(code, this.m.lastError(), context);
+  /** Throws the core's last error when code is not 0 (with the struct path the core reports). */
+  check(code: number, context?: string, details: ErrorDetails = {}): void {
+    if (code !== 0) throw this.error(code, this.m.lastError(), context, { ...details, path: this.m.lastErrorPath() });
   }
 
   /** The one funnel from a C error code and message to an ArrowCDeviceError. */
-  private error(code: number, message: string, context?: string): ArrowCDeviceError {
-    return new ArrowCDeviceError(context ? `${context}: ${message}` : message, code);
+  private error(code: number, message: string, context: string | undefined, details: ErrorDetails): ArrowCDeviceError {
+    return new ArrowCDeviceError(context ? `${context}: ${message}` : message, code, details);
   }
 
   /** The named functions of the module, in an object that holds only them (never the module). */
@@ -203,7 +207,7 @@ export class Core {
   /** Allocates size zeroed bytes (counted); throws when out of memory. */
   alloc(size: number): number {
     const ptr = this.m.alloc(size);
-    if (ptr === 0) throw new ArrowCDeviceError(`out of wasm memory allocating ${size} bytes`, 48);
+    if (ptr === 0) throw new ArrowCDeviceError(`out of wasm memory allocating ${size} bytes`, ENOMEM);
     return ptr;
   }
 
@@ -225,7 +229,7 @@ export class Core {
   /** Allocates buffer i of an array made by arrayInit; returns its address. */
   arrayAllocateBuffer(array: number, i: number, size: number): number {
     const ptr = this.m.arrayAllocateBuffer(array, i, size);
-    if (ptr === 0) this.check(48);
+    if (ptr === 0) this.check(ENOMEM);
     return ptr;
   }
 
@@ -260,7 +264,7 @@ export class Core {
    * library owns), which saves walking it twice.
    */
   arrayValidate(schema: number, array: number, level: number, schemaValid = false): void {
-    this.check(this.m.arrayValidate(schema, array, level, schemaValid));
+    this.check(this.m.arrayValidate(schema, array, level, schemaValid), undefined, { level: VALIDATION_LEVELS[level] });
   }
 
   /**
@@ -351,7 +355,7 @@ export class Core {
 
   /** Throws the stream exports' last error when code is not 0. */
   checkStream(code: number, context?: string): void {
-    if (code !== 0) throw this.error(code, this.stream.streamLastError(), context);
+    if (code !== 0) throw this.error(code, this.stream.streamLastError(), context, {});
   }
 
   // ==== devices (issue 4): the exports of csrc/device/bindings.cpp ===========
@@ -368,7 +372,7 @@ export class Core {
 
   /** Throws the device exports' last error when code is not 0. */
   checkDevice(code: number, context?: string): void {
-    if (code !== 0) throw this.error(code, this.device.deviceLastError(), context);
+    if (code !== 0) throw this.error(code, this.device.deviceLastError(), context, { path: this.device.deviceLastErrorPath() });
   }
 }
 

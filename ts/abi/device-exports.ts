@@ -4,6 +4,8 @@
 /** Pointers are wasm32 addresses (device addresses are 2^31 or more); ids and sizes numbers. */
 export interface DeviceExports {
   deviceLastError(): string;
+  /** Where the last failure is in a struct tree, '' when nowhere. */
+  deviceLastErrorPath(): string;
   /** 0 when (type, id) names a device, else ENODEV. */
   deviceCheck(type: number, id: number): number;
   deviceTypeName(type: number): string;
@@ -27,7 +29,7 @@ export interface DeviceExports {
 }
 
 export const DEVICE_EXPORTS: readonly (keyof DeviceExports)[] = [
-  'deviceLastError', 'deviceCheck', 'deviceTypeName', 'deviceArrayMoveToDevice', 'deviceArrayCopy',
+  'deviceLastError', 'deviceLastErrorPath', 'deviceCheck', 'deviceTypeName', 'deviceArrayMoveToDevice', 'deviceArrayCopy',
   'deviceArrayValidate', 'arrayCheckHost', 'deviceArraySync', 'deviceArrayEventQuery', 'deviceOwnerOf',
   'deviceDescribeAddress', 'deviceRead', 'deviceSynchronize', 'deviceStats',
 ];

@@ -1,7 +1,7 @@
 // Reading and writing ABI structs in memory through the generated layout
 // tables: no struct offset is written by hand anywhere in ts/.
 
-import { ArrowCDeviceError, EINVAL } from './errors.js';
+import { ArrowCDeviceError, EINVAL, layoutName } from './errors.js';
 import type { Layout, StructName } from './layout-types.js';
 
 /** Reads the fields of ABI structs from a memory whose bytes may move (wasm growth). */
@@ -24,13 +24,17 @@ export class StructReader {
     return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
   }
 
-  /** Throws unless [address, address + size) lies inside the memory. */
-  checkRange(address: number, size: number, what: string | (() => string)): void {
+  /**
+   * Throws unless [address, address + size) lies inside the memory. `what`
+   * is the struct path of the range (the error's path) unless isPath is false.
+   */
+  checkRange(address: number, size: number, what: string | (() => string), isPath = true): void {
     const limit = this.view.byteLength;
     if (!Number.isSafeInteger(address) || address <= 0 || size < 0 || address + size > limit) {
       // what may be a function: the name is built only for the error, not on every read.
-      throw new ArrowCDeviceError(
-        `${typeof what === 'function' ? what() : what}: address ${address} (+${size} bytes) is outside the memory of ${limit} bytes`, EINVAL);
+      const name = typeof what === 'function' ? what() : what;
+      throw new ArrowCDeviceError(`${name}: address ${address} (+${size} bytes) is outside the memory of ${limit} bytes`, EINVAL,
+        { path: isPath ? name : undefined, layout: layoutName(this.layout) });
     }
   }
 
@@ -43,7 +47,7 @@ export class StructReader {
     const offset = this.offsets[struct][field];
     if (offset === undefined) throw new Error(`layout: ${struct} has no field ${field}`);
     const address = base + offset;
-    if (!(base > 0 && address + size <= this.view.byteLength)) this.checkRange(base > 0 ? address : base, size, `${struct}.${field}`);
+    if (!(base > 0 && address + size <= this.view.byteLength)) this.checkRange(base > 0 ? address : base, size, `${struct}.${field}`, false);
     return address;
   }
 
@@ -56,7 +60,7 @@ export class StructReader {
   ptrAt(address: number): number {
     const v = this.view;
     const size = this.layout.pointerSize;
-    if (!(address >= 0 && address + size <= v.byteLength)) this.checkRange(address, size, 'pointer');
+    if (!(address >= 0 && address + size <= v.byteLength)) this.checkRange(address, size, 'pointer', false);
     return size === 4
       ? v.getUint32(address, true)
       : Number(v.getBigUint64(address, true));
@@ -70,7 +74,7 @@ export class StructReader {
     const v = this.view;
     const high = v.getInt32(address + Int32Array.BYTES_PER_ELEMENT, true);
     if (high >= 0x200000 || high < -0x200000) {
-      throw new ArrowCDeviceError(`${struct}.${field}: ${v.getBigInt64(address, true)} is out of the supported range`, EINVAL);
+      throw new ArrowCDeviceError(`${struct}.${field}: ${v.getBigInt64(address, true)} is out of the supported range`, EINVAL, { layout: layoutName(this.layout) });
     }
     return high * 0x100000000 + v.getUint32(address, true);
   }
@@ -108,7 +112,7 @@ export class StructReader {
     const bytes = this.bytes;
     this.checkRange(address, 1, what);
     const end = bytes.indexOf(0, address);
-    if (end < 0) throw new ArrowCDeviceError(`${what}: string at ${address} is not NUL-terminated`, EINVAL);
+    if (end < 0) throw new ArrowCDeviceError(`${what}: string at ${address} is not NUL-terminated`, EINVAL, { path: what, layout: layoutName(this.layout) });
     // Formats and most names are short ASCII: decode those without TextDecoder.
     if (end - address <= 32) {
       let ascii = '';
@@ -131,7 +135,7 @@ function decodeUtf8(bytes: Uint8Array, what: string): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new ArrowCDeviceError(`${what}: not valid UTF-8 (its bytes changed after validation, or it was not validated)`, EINVAL);
+    throw new ArrowCDeviceError(`${what}: not valid UTF-8 (its bytes changed after validation, or it was not validated)`, EINVAL, what);
   }
 }
 

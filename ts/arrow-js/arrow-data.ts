@@ -19,7 +19,7 @@ import { childFields, typeToString, type DataType, type Field, type Schema } fro
 function region(a: ArrayBufferView | undefined, from: number, size: number, what: string): Uint8Array {
   if (size === 0) return new Uint8Array(0);
   if (a === undefined || a.byteLength < from + size) {
-    throw new ArrowCDeviceError(`${what}: expected at least ${from + size} bytes, found ${a?.byteLength ?? 0}`, EINVAL);
+    throw new ArrowCDeviceError(`${what}: expected at least ${from + size} bytes, found ${a?.byteLength ?? 0}`, EINVAL, what);
   }
   return new Uint8Array(a.buffer, a.byteOffset + from, size);
 }
@@ -84,15 +84,15 @@ export function fromArrowData(data: arrow.Data, type: DataType, path = 'array'):
     case 'dictionary': {
       buffers.push(region(data.values, 0, n * byteWidth(type), `${path}.buffers[1]`));
       const values = data.dictionary;
-      if (values === undefined) throw new ArrowCDeviceError(`${path}: dictionary-encoded data without a dictionary`, EINVAL);
+      if (values === undefined) throw new ArrowCDeviceError(`${path}: dictionary-encoded data without a dictionary`, EINVAL, path);
       if (values.data.length !== 1) {
-        throw new ArrowCDeviceError(`${path}.dictionary: a dictionary of ${values.data.length} chunks (delta dictionaries) is not supported yet`, ENOSYS);
+        throw new ArrowCDeviceError(`${path}.dictionary: a dictionary of ${values.data.length} chunks (delta dictionaries) is not supported yet`, ENOSYS, `${path}.dictionary`);
       }
       dictionary = fromArrowData(values.data[0], type.valueType, `${path}.dictionary`);
       break;
     }
     case 'list_view': case 'large_list_view': case 'run_end_encoded':
-      throw new ArrowCDeviceError(`${path}: ${typeToString(type)} data cannot come from apache-arrow`, ENOSYS);
+      throw new ArrowCDeviceError(`${path}: ${typeToString(type)} data cannot come from apache-arrow`, ENOSYS, path);
     default:
       buffers.push(region(data.values, 0, n * byteWidth(type), `${path}.buffers[1]`));
   }
@@ -158,7 +158,7 @@ function typed<C extends TypedArrayCtor>(b: Uint8Array | null, Ctor: C, what: st
   const size = Ctor.BYTES_PER_ELEMENT;
   if (b.byteOffset % size !== 0) {
     throw new ArrowCDeviceError(`${what}: address ${b.byteOffset} is not aligned to ${size} bytes, which a ` +
-      'zero-copy view needs; import it in copy mode', EINVAL);
+      'zero-copy view needs; import it in copy mode', EINVAL, what);
   }
   return new Ctor(b.buffer, b.byteOffset, Math.floor(b.byteLength / size)) as InstanceType<C>;
 }
@@ -246,12 +246,38 @@ function toData(raw: RawArray, arrowType: arrow.DataType, convert: readonly Conv
 
 function notSupported(type: DataType, path: string, conversion: Conversion, what: string): ArrowCDeviceError {
   return new ArrowCDeviceError(`${path}: ${typeToString(type)} is not supported by apache-arrow; import with ` +
-    `{ convert: ['${conversion}'] } to convert it ${what}, or with importRaw to keep it as it is`, ENOSYS);
+    `{ convert: ['${conversion}'] } to convert it ${what}, or with importRaw to keep it as it is`, ENOSYS, path);
+}
+
+/**
+ * apache-arrow's makeBuilder with null and undefined as nulls. Not through its
+ * nullValues option: that makes the check with new Function, which a
+ * Content-Security-Policy without 'unsafe-eval' refuses. The same check is set
+ * on the builder, its children and a dictionary's indices (whose nulls are the
+ * dictionary column's).
+ */
+function nullableBuilder(type: arrow.DataType): arrow.Builder {
+  const builder = arrow.makeBuilder({ type });
+  const mark = (b: arrow.Builder) => {
+    (b as unknown as { _isValid: (v: unknown) => boolean })._isValid = (v) => v !== null && v !== undefined;
+    const indices = (b as { indices?: arrow.Builder }).indices;
+    if (indices !== undefined) mark(indices);
+    for (const c of b.children) mark(c);
+  };
+  mark(builder);
+  return builder;
+}
+
+/** A vector of `type` from plain values (null or undefined for a null slot), as apache-arrow's vectorFromArray but without new Function. */
+export function vectorOf<T extends arrow.DataType>(values: Iterable<unknown>, type: T): arrow.Vector<T> {
+  const builder = nullableBuilder(type);
+  for (const v of values) builder.append(v);
+  return new arrow.Vector([builder.finish().flush()]) as arrow.Vector<T>;
 }
 
 /** Builds Data of arrowType from the values of `source` at the given indices (null for a null slot). */
 function gather(arrowType: arrow.DataType, source: arrow.Vector, indices: Iterable<number | null>): arrow.Data {
-  const builder = arrow.makeBuilder({ type: arrowType, nullValues: [null, undefined] });
+  const builder = nullableBuilder(arrowType);
   for (const i of indices) builder.append(i === null ? null : source.get(i));
   return builder.finish().flush();
 }
@@ -278,7 +304,7 @@ function listViewToList(raw: RawArray, arrowType: arrow.DataType, convert: reado
   const childType = arrowType.children[0].type;
   const values = new arrow.Vector([toData(raw.children[0], childType, convert, `${path}.children[0]`)]);
   const valid = (i: number) => raw.buffers[0] === null || ((raw.buffers[0][i >> 3] >> (i & 7)) & 1) === 1;
-  const builder = arrow.makeBuilder({ type: arrowType, nullValues: [null, undefined] });
+  const builder = nullableBuilder(arrowType);
   for (let i = raw.offset; i < raw.offset + raw.length; i++) {
     if (!valid(i)) {
       builder.append(null);

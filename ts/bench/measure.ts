@@ -14,14 +14,19 @@ export interface Ffi {
   parseTable(buffer: ArrayBuffer, arrayPtrs: number[], schemaPtr: number, copy?: boolean): arrow.Table;
 }
 
-/** Measures every figure of one set; throws if a reader misread it or wasm memory leaked. */
-export function measureSet(acd: ArrowCDevice, ffi: Ffi, set: BenchSet, it: Iterations): Map<string, Timing> {
+/**
+ * Measures every figure of one set (arrow-js-ffi's only when it is given);
+ * throws if a reader misread it or wasm memory leaked. `onIteration` follows
+ * the iterations (warm-up included).
+ */
+export function measureSet(acd: ArrowCDevice, ffi: Ffi | null, set: BenchSet, it: Iterations,
+  onIteration?: (done: number, total: number) => void): Map<string, Timing> {
   const start = acd.bytesAllocated();
   const scratch = new Scratch(acd);
   const all = concatBuffers(set);
   const floor = floorBuilders(set);
   // arrow-js-ffi reads structs without taking ownership: one export serves every iteration.
-  const forFfi = set.batches.map((b) => acd.exportBatch(b));
+  const forFfi = ffi === null ? [] : set.batches.map((b) => acd.exportBatch(b));
   const ffiArrays = forFfi.map((e) => e.array);
   let failed = true;
   try {
@@ -55,14 +60,16 @@ export function measureSet(acd: ArrowCDevice, ffi: Ffi, set: BenchSet, it: Itera
         t.repeat('floor.data', floor.data);
         t.repeat('floor.build', floor.batches);
       },
-      (t, check) => {
-        const table = t.repeat('ffi.view', () => ffi.parseTable(view(), ffiArrays, forFfi[0].schema, false));
-        if (check) checkSame(set, table.batches, 'arrow-js-ffi (view)');
-      },
-      (t, check) => {
-        const table = t.repeat('ffi.copy', () => ffi.parseTable(view(), ffiArrays, forFfi[0].schema, true));
-        if (check) checkSame(set, table.batches, 'arrow-js-ffi (copy)');
-      },
+      ...(ffi === null ? [] : [
+        (t: Timer, check: boolean) => {
+          const table = t.repeat('ffi.view', () => ffi.parseTable(view(), ffiArrays, forFfi[0].schema, false));
+          if (check) checkSame(set, table.batches, 'arrow-js-ffi (view)');
+        },
+        (t: Timer, check: boolean) => {
+          const table = t.repeat('ffi.copy', () => ffi.parseTable(view(), ffiArrays, forFfi[0].schema, true));
+          if (check) checkSame(set, table.batches, 'arrow-js-ffi (copy)');
+        },
+      ]),
       // This library: fresh exports for the imports (an import moves the structs).
       (t, check) => {
         roundtrip(acd, set, t, 'view', 'default', 'acd.importView', check);
@@ -81,6 +88,7 @@ export function measureSet(acd: ArrowCDevice, ffi: Ffi, set: BenchSet, it: Itera
     const reps = Math.min(it.maxReps, Math.max(1, Math.floor(LIVE_EXPORT_BYTES / set.bytes) - 1));
     const figures = iterate({ ...it, maxReps: reps }, (t, i) => {
       for (let g = 0; g < groups.length; g++) groups[(g + i) % groups.length](t, i === 0);
+      onIteration?.(i + 1, it.warmup + it.samples);
     });
     failed = false;
     return figures;

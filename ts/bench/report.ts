@@ -3,6 +3,7 @@
 
 import type { SetName } from './data.js';
 import { FIGURES, measuredOn, type Pending } from './figures.js';
+import type { Bundles } from './bundles.js';
 import type { Sizes } from './sizes.js';
 import type { Timing } from './timing.js';
 
@@ -31,6 +32,14 @@ export interface Target {
   note?: string;
 }
 
+/** An optional package that could not be imported, and the figures left out with it. */
+export interface Skipped {
+  package: string;
+  /** Why the import failed (its error's first line). */
+  reason: string;
+  figures: string[];
+}
+
 export interface Report {
   tool: string;
   date: string;
@@ -39,9 +48,13 @@ export interface Report {
   seconds: number;
   machine: Record<string, string | number>;
   sizes: Sizes;
+  /** A user's bundle of each entry (./bundles.ts). */
+  bundles: Bundles;
   sets: Partial<Record<SetName, SetReport>>;
   targets: Target[];
   pending: Pending[];
+  /** Optional packages absent: their rows and targets are not in this report. */
+  skipped: Skipped[];
 }
 
 const median = (s: SetReport, key: string) => {
@@ -50,9 +63,10 @@ const median = (s: SetReport, key: string) => {
   return t.median;
 };
 
-/** Rates and ratios of one set, from its medians. */
+/** Rates and ratios of one set, from its medians (without the ratios of a skipped figure). */
 export function derive(s: SetReport): Record<string, number> {
   const m = (key: string) => median(s, key);
+  const ffi = s.figures['ffi.view'] !== undefined && s.figures['ffi.copy'] !== undefined;
   const gbps = (key: string) => s.bytes / (m(key) * 1e6);
   const d: Record<string, number> = {
     exportGBps: gbps('acd.export'),
@@ -63,14 +77,16 @@ export function derive(s: SetReport): Record<string, number> {
     ipcToWasmOverExport: m('ipc.toWasm') / m('acd.export'),
     importViewOverFloor: m('acd.importView') / m('floor.build'),
     importViewOverFloorData: m('acd.importView') / m('floor.data'),
-    // The best ratios any importer building the same apache-arrow objects could reach:
-    ffiViewOverFloor: m('ffi.view') / m('floor.build'),
-    ffiCopyOverMemcpyOut: m('ffi.copy') / m('floor.memcpyOut'),
-    ffiViewOverImportView: m('ffi.view') / m('acd.importView'),
-    ffiCopyOverImportCopy: m('ffi.copy') / m('acd.importCopy'),
     ipcReadOverImportView: m('ipc.read') / m('acd.importView'),
     ipcTotalOverRoundtripView: m('ipc.total') / m('acd.roundtripView'),
   };
+  if (ffi) {
+    // The best ratios any importer building the same apache-arrow objects could reach:
+    d.ffiViewOverFloor = m('ffi.view') / m('floor.build');
+    d.ffiCopyOverMemcpyOut = m('ffi.copy') / m('floor.memcpyOut');
+    d.ffiViewOverImportView = m('ffi.view') / m('acd.importView');
+    d.ffiCopyOverImportCopy = m('ffi.copy') / m('acd.importCopy');
+  }
   if (s.unit !== null) {
     const per = (key: string) => (m(key) * 1000) / s.unit!.count;
     d.exportMicrosPerUnit = per('acd.export');
@@ -78,7 +94,7 @@ export function derive(s: SetReport): Record<string, number> {
     d.importCopyMicrosPerUnit = per('acd.importCopy');
     d.floorMicrosPerUnit = per('floor.build');
     d.floorDataMicrosPerUnit = per('floor.data');
-    d.ffiViewMicrosPerUnit = per('ffi.view');
+    if (ffi) d.ffiViewMicrosPerUnit = per('ffi.view');
   }
   if (s.figures['acd.streamView'] !== undefined) {
     // What the stream adds per batch to exporting and importing the same batches
@@ -109,7 +125,8 @@ export function targets(sets: Partial<Record<SetName, SetReport>>): Target[] {
   const out: Target[] = [];
   const add = (set: SetName, id: string, what: string, key: string, unit: string, op: '<=' | '>=', limit: number, note?: string) => {
     const s = sets[set];
-    if (s === undefined) return;
+    // Not measured (a skipped optional package): no verdict.
+    if (s === undefined || s.derived[key] === undefined) return;
     const value = s.derived[key];
     out.push({ id, set, what, value, unit, op, limit, met: op === '<=' ? value <= limit : value >= limit, ...(note ? { note } : {}) });
   };
@@ -143,6 +160,11 @@ export function resultTable(r: Report): string[] {
     if (s === undefined) continue;
     for (const f of FIGURES) {
       if (!measuredOn(f, name)) continue;
+      const skip = r.skipped.find((x) => x.figures.includes(f.key));
+      if (skip !== undefined) {
+        lines.push(`| ${name} | ${f.label} | — | | | skipped: ${skip.package} could not be imported (see the note) |`);
+        continue;
+      }
       const t = s.figures[f.key];
       const ref = s.figures[f.ref];
       const ratio = f.key === f.ref ? '1' : `${fixed(t.median / ref.median)}×`;
@@ -184,8 +206,8 @@ export function sizeTable(sizes: Sizes): string[] {
     '|---|--:|--:|',
     row('wasm core (decoded from the bundle)', sizes.wasm),
     row('Emscripten glue (build/core/core.mjs without the wasm)', sizes.glue),
-    row('dist/index.mjs without the wasm (glue + facade)', sizes.js),
-    row('dist/index.mjs as shipped (wasm embedded as base64)', sizes.bundle),
+    row('dist/index.mjs and its chunks without the wasm (glue + facade)', sizes.js),
+    row('dist/index.mjs and its chunks as shipped (wasm embedded as base64)', sizes.bundle),
   ];
 }
 

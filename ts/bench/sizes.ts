@@ -1,7 +1,9 @@
 // The size of what a user downloads: the wasm core (embedded as base64 in
-// the bundle), the Emscripten glue, and the whole ESM bundle, raw and gzipped.
+// the bundle), the Emscripten glue, and the whole main entry as built
+// (dist/index.mjs and the chunks of dist/chunks/ it imports), raw and gzipped.
+// What a user's bundle of each entry weighs is ./bundles.ts.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
@@ -15,9 +17,9 @@ export interface Sizes {
   wasm: Size;
   /** Emscripten's JS glue alone (build/core/core.mjs without the embedded wasm); null outside a checkout. */
   glue: Size | null;
-  /** The JS of dist/index.mjs without the embedded wasm: glue and TypeScript facade. */
+  /** The JS of the main entry (dist/index.mjs and its chunks) without the embedded wasm: glue and TypeScript facade. */
   js: Size;
-  /** dist/index.mjs as shipped: the JS and the wasm as base64. */
+  /** The main entry as shipped: the JS and the wasm as base64. */
   bundle: Size;
   /** Where the figures were read. */
   files: { bundle: string; glue: string | null };
@@ -25,9 +27,14 @@ export interface Sizes {
 
 const WASM_BASE64 = /AGFzbQ[A-Za-z0-9+/]*={0,2}/; // "\0asm" in base64, to the end of the string
 
-/** Finds this package's dist/index.mjs, from the running CLI or the working directory; null when not built. */
+/**
+ * Finds this package's dist/index.mjs, from the running CLI or the working
+ * directory; null when not built. The CLI's path is resolved through symbolic
+ * links: an installed package runs it as node_modules/.bin/arrow-c-device.
+ */
 export function findBundle(): string | null {
-  const roots = [process.argv[1] ? join(dirname(resolve(process.argv[1])), '..') : '', process.cwd()];
+  const main = process.argv[1] ? realpath(resolve(process.argv[1])) : '';
+  const roots = [main === '' ? '' : join(dirname(main), '..'), process.cwd()];
   for (const root of roots) {
     if (root === '' || !existsSync(join(root, 'package.json'))) continue;
     const name = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name?: string }).name;
@@ -39,7 +46,7 @@ export function findBundle(): string | null {
 /** Measures the built files; throws with what to do when the bundle is missing. */
 export function measureSizes(bundlePath = findBundle()): Sizes {
   if (bundlePath === null) throw new Error('dist/index.mjs not found (run ./build.sh first, from the package folder)');
-  const bundle = readFileSync(bundlePath, 'utf8');
+  const bundle = withImports(bundlePath).map((f) => readFileSync(f, 'utf8')).join('\n');
   const base64 = WASM_BASE64.exec(bundle)?.[0];
   if (base64 === undefined) throw new Error(`${bundlePath}: no embedded wasm binary found`);
   const wasm = Buffer.from(base64, 'base64');
@@ -52,6 +59,26 @@ export function measureSizes(bundlePath = findBundle()): Sizes {
     bundle: size(Buffer.from(bundle)),
     files: { bundle: bundlePath, glue: glue === null ? null : gluePath },
   };
+}
+
+/** A built ES module and every file of dist/ it imports, directly or not. */
+function withImports(entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*["'](\.\.?\/[^"']+)["']/g)) visit(join(dirname(file), m[1]!));
+  };
+  visit(entry);
+  return [...seen];
+}
+
+function realpath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function size(bytes: Uint8Array): Size {

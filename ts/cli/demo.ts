@@ -5,7 +5,22 @@
 
 import * as arrow from 'apache-arrow';
 // Only from the library's public entry, as ts/cli/cli.ts.
-import { demoTable, structTree, treeText, type ArrowCDevice } from '../index.js';
+import { type ArrowCDevice } from '../index.js';
+import { demoTable, structTree, treeText } from '../inspect.js';
+import { HELP, type CommandSpec } from './options.js';
+
+export const DEMO: CommandSpec = {
+  name: 'demo',
+  summary: 'export a built-in sample table into wasm memory, show the C structs it became, and import it back',
+  description: [
+    'Exports a small built-in table (ints and strings with nulls, a list, a dictionary) into wasm memory as an ' +
+      'ArrowSchema and an ArrowDeviceArray, shows the C structs it became, imports it back as zero-copy views, releases ' +
+      'it, and shows that nothing is left allocated. It takes no arguments.',
+  ],
+  options: [HELP],
+  examples: ['arrow-c-device demo'],
+  exitCodes: [[0, 'shown'], [2, 'bad usage (any argument)']],
+};
 
 export async function roundtripDemo(acd: ArrowCDevice, print: (line: string) => void): Promise<void> {
   const table = demoTable();

@@ -11,13 +11,13 @@ export function readBytes(file: string): Uint8Array {
   try {
     bytes = readFileSync(file);
   } catch (e) {
-    throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
+    throw new UsageError(`cannot read ${file}: ${(e as Error).message}`, { cause: e });
   }
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
     try {
       bytes = gunzipSync(bytes);
     } catch (e) {
-      throw new UsageError(`cannot gunzip ${file}: ${(e as Error).message}`);
+      throw new UsageError(`cannot gunzip ${file}: ${(e as Error).message}`, { cause: e });
     }
   }
   return bytes;

@@ -6,6 +6,7 @@
 import type * as arrow from 'apache-arrow';
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, ENODEV, ENOSYS } from '../abi/errors.js';
+import { optionKeys } from '../abi/option-keys.js';
 import { batchField, exportData } from '../arrow-js/export.js';
 import { batchReader } from '../arrow-js/import.js';
 import { exportInto, exportWith } from '../exchange/export.js';
@@ -13,7 +14,7 @@ import type { ForeignModule } from '../foreign/module.js';
 import { fromArrowData } from '../arrow-js/arrow-data.js';
 import type { ExportedArray, Imported, ImportedSchema } from '../exchange/handles.js';
 import { importArray, rawReader, withSchema, type Reader } from '../exchange/import.js';
-import type { ImportOptions, RawImport } from '../exchange/options.js';
+import { IMPORT_OPTION_KEYS, type ImportOptions, type RawImport } from '../exchange/options.js';
 import { constants } from '../abi/generated/layout.js';
 import { writeRaw, type RawArray } from '../model/raw.js';
 import { writeSchema } from '../model/schema.js';
@@ -37,6 +38,8 @@ export interface DeviceImportOptions extends ImportOptions {
   device?: DevicePolicy;
 }
 
+export const DEVICE_IMPORT_OPTION_KEYS = optionKeys<DeviceImportOptions>()([...IMPORT_OPTION_KEYS, 'device']);
+
 /** Options of a device export. */
 export interface DeviceExportOptions {
   /**
@@ -46,6 +49,8 @@ export interface DeviceExportOptions {
   /** Another module (`acd.foreign()`) to export into, in its memory (CPU arrays only). */
   into?: ForeignModule;
 }
+
+export const DEVICE_EXPORT_OPTION_KEYS = optionKeys<DeviceExportOptions>()(['device', 'into']);
 
 /**
  * Exports a record batch as an ArrowDeviceArray: on the CPU by default
@@ -149,7 +154,7 @@ function notOnCpu(core: Core, deviceArray: number): ArrowCDeviceError {
   const s = core.structs;
   const name = deviceName(s.i32('ArrowDeviceArray', deviceArray, 'device_type'), s.i64Big('ArrowDeviceArray', deviceArray, 'device_id'));
   return new ArrowCDeviceError(`device_type: the array is on ${name}, not the CPU, and the import policy is 'reject': ` +
-    `import it with { device: 'copy' } to copy it to the host, or { device: 'keep' } to keep it on its device`, ENODEV);
+    `import it with { device: 'copy' } to copy it to the host, or { device: 'keep' } to keep it on its device`, ENODEV, 'device_type');
 }
 
 /** Copies a device array to the host and imports the copy; see importDeviceBatch. */

@@ -9,7 +9,7 @@
 // still owns what it passed.
 
 import type { Core } from '../abi/core.js';
-import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
+import { ArrowCDeviceError, EINVAL, withContext } from '../abi/errors.js';
 import { metadataBytesAt } from '../model/metadata.js';
 import { readRaw, writeRaw } from '../model/raw.js';
 import { ImportedSchema } from './handles.js';
@@ -26,12 +26,12 @@ const MAX_DEPTH = 256;
 function copySchema(core: Core, from: ForeignSource, ptr: number, dst: number, path: string, seen: Set<number>, depth: number): void {
   const s = from.space.structs;
   s.checkRange(ptr, s.size('ArrowSchema'), path);
-  if (seen.has(ptr)) throw new ArrowCDeviceError(`${path}: the node at ${ptr} is reached twice (the tree is a DAG or has a cycle)`, EINVAL);
-  if (depth > MAX_DEPTH) throw new ArrowCDeviceError(`${path}: deeper than ${MAX_DEPTH} levels`, EINVAL);
+  if (seen.has(ptr)) throw new ArrowCDeviceError(`${path}: the node at ${ptr} is reached twice (the tree is a DAG or has a cycle)`, EINVAL, path);
+  if (depth > MAX_DEPTH) throw new ArrowCDeviceError(`${path}: deeper than ${MAX_DEPTH} levels`, EINVAL, path);
   seen.add(ptr);
-  if (s.ptr('ArrowSchema', ptr, 'release') === 0) throw new ArrowCDeviceError(`${path}: expected a live schema, found a released one`, EINVAL);
+  if (s.ptr('ArrowSchema', ptr, 'release') === 0) throw new ArrowCDeviceError(`${path}: expected a live schema, found a released one`, EINVAL, path);
   const formatPtr = s.ptr('ArrowSchema', ptr, 'format');
-  if (formatPtr === 0) throw new ArrowCDeviceError(`${path}.format: expected a string, found NULL`, EINVAL);
+  if (formatPtr === 0) throw new ArrowCDeviceError(`${path}.format: expected a string, found NULL`, EINVAL, `${path}.format`);
   const format = s.cString(formatPtr, `${path}.format`);
   const namePtr = s.ptr('ArrowSchema', ptr, 'name');
   const name = namePtr === 0 ? null : s.cString(namePtr, `${path}.name`);
@@ -41,7 +41,7 @@ function copySchema(core: Core, from: ForeignSource, ptr: number, dst: number, p
   const n = s.i64('ArrowSchema', ptr, 'n_children');
   const children = s.ptr('ArrowSchema', ptr, 'children');
   const dictionary = s.ptr('ArrowSchema', ptr, 'dictionary');
-  if (n < 0) throw new ArrowCDeviceError(`${path}.n_children: expected a non-negative count, found ${n}`, EINVAL);
+  if (n < 0) throw new ArrowCDeviceError(`${path}.n_children: expected a non-negative count, found ${n}`, EINVAL, `${path}.n_children`);
   if (n > 0) s.checkRange(children, n * s.layout.pointerSize, `${path}.children`);
   core.schemaInit(dst, format, name, metadata, flags, n, dictionary !== 0);
   try {
@@ -117,7 +117,7 @@ export function copyArrayFrom(core: Core, from: ForeignSource, schema: ImportedS
 
 /** Prefixes the module's name to the library's errors about its structs. */
 export function named(from: ForeignSource, e: unknown): unknown {
-  return e instanceof ArrowCDeviceError ? new ArrowCDeviceError(`${from.name}: ${e.message}`, e.code) : e;
+  return e instanceof ArrowCDeviceError ? withContext(e, from.name) : e;
 }
 
 /**

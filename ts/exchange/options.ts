@@ -4,6 +4,7 @@
 
 import type { MemorySpace } from '../abi/address-space.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
+import { optionKeys } from '../abi/option-keys.js';
 import type { StructReader } from '../abi/structs.js';
 import type { ImportMode, RawArray } from '../model/raw.js';
 import type { Conversion, Field } from '../model/types.js';
@@ -59,6 +60,8 @@ export interface ImportOptions {
   convert?: readonly Conversion[];
 }
 
+export const IMPORT_OPTION_KEYS = optionKeys<ImportOptions>()(['from', 'mode', 'inPlace', 'requestedSchema', 'validate', 'convert']);
+
 /** A raw import: the field and the array as its C buffers and children. */
 export interface RawImport {
   /** The field, in the type model. */
@@ -88,8 +91,8 @@ export function levelOf(options: ImportOptions): number {
  */
 export function checkCpuDeviceArray(s: StructReader, ptr: number, refusal: string): void {
   const type = s.i32('ArrowDeviceArray', ptr, 'device_type');
-  if (type !== 1) throw new ArrowCDeviceError(`device_type: expected ARROW_DEVICE_CPU (1), found ${type}${refusal}`, ENOSYS);
+  if (type !== 1) throw new ArrowCDeviceError(`device_type: expected ARROW_DEVICE_CPU (1), found ${type}${refusal}`, ENOSYS, 'device_type');
   if (s.ptr('ArrowDeviceArray', ptr, 'sync_event') !== 0) {
-    throw new ArrowCDeviceError('sync_event: expected NULL for ARROW_DEVICE_CPU, which has no event type', EINVAL);
+    throw new ArrowCDeviceError('sync_event: expected NULL for ARROW_DEVICE_CPU, which has no event type', EINVAL, 'sync_event');
   }
 }

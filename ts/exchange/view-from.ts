@@ -35,7 +35,7 @@ const MAX_DEPTH = 256;
 function windowAddress(address: number, memorySize: number, path: string): number {
   if (address < WINDOW_SIZE - 1) return WINDOW_BASE + address;
   if (address < memorySize) {
-    throw new ArrowCDeviceError(`${path}: at ${address}, past the first ${WINDOW_SIZE - 1} bytes of the module's memory that view-mode validation reaches; use mode: 'copy', or validate: 'none'`, ENOSYS);
+    throw new ArrowCDeviceError(`${path}: at ${address}, past the first ${WINDOW_SIZE - 1} bytes of the module's memory that view-mode validation reaches; use mode: 'copy', or validate: 'none'`, ENOSYS, path);
   }
   return WINDOW_BASE + WINDOW_SIZE - 1;
 }
@@ -47,23 +47,23 @@ function windowAddress(address: number, memorySize: number, path: string): numbe
  * messages: the shadow only carries what the validator reads next.
  */
 function shadow(core: Core, s: StructReader, memorySize: number, ptr: number, dst: number, path: string, seen: Set<number>, depth: number): void {
-  if (ptr === 0) throw new ArrowCDeviceError(`${path}: expected an array, found NULL`, EINVAL);
+  if (ptr === 0) throw new ArrowCDeviceError(`${path}: expected an array, found NULL`, EINVAL, path);
   const align = s.layout.structs.ArrowArray.align;
-  if (ptr % align !== 0) throw new ArrowCDeviceError(`${path}: expected a struct ArrowArray aligned to ${align} bytes, found ${ptr}`, EINVAL);
+  if (ptr % align !== 0) throw new ArrowCDeviceError(`${path}: expected a struct ArrowArray aligned to ${align} bytes, found ${ptr}`, EINVAL, path);
   s.checkRange(ptr, s.size('ArrowArray'), path);
-  if (seen.has(ptr)) throw new ArrowCDeviceError(`${path}: the node at ${ptr} is reached twice (the tree is a DAG or has a cycle)`, EINVAL);
-  if (depth > MAX_DEPTH) throw new ArrowCDeviceError(`${path}: deeper than ${MAX_DEPTH} levels`, EINVAL);
+  if (seen.has(ptr)) throw new ArrowCDeviceError(`${path}: the node at ${ptr} is reached twice (the tree is a DAG or has a cycle)`, EINVAL, path);
+  if (depth > MAX_DEPTH) throw new ArrowCDeviceError(`${path}: deeper than ${MAX_DEPTH} levels`, EINVAL, path);
   seen.add(ptr);
-  if (s.ptr('ArrowArray', ptr, 'release') === 0) throw new ArrowCDeviceError(`${path}: expected a live array, found a released one (release is NULL)`, EINVAL);
+  if (s.ptr('ArrowArray', ptr, 'release') === 0) throw new ArrowCDeviceError(`${path}: expected a live array, found a released one (release is NULL)`, EINVAL, path);
   const nBuffers = s.i64('ArrowArray', ptr, 'n_buffers');
   const nChildren = s.i64('ArrowArray', ptr, 'n_children');
   const buffers = s.ptr('ArrowArray', ptr, 'buffers');
   const children = s.ptr('ArrowArray', ptr, 'children');
   const dictionary = s.ptr('ArrowArray', ptr, 'dictionary');
   const pointers = (n: number, at: number, field: string) => {
-    if (n < 0) throw new ArrowCDeviceError(`${path}.n_${field}: expected a non-negative count, found ${n}`, EINVAL);
+    if (n < 0) throw new ArrowCDeviceError(`${path}.n_${field}: expected a non-negative count, found ${n}`, EINVAL, `${path}.n_${field}`);
     if (n === 0 || at === 0) return;
-    if (at % s.layout.pointerSize !== 0) throw new ArrowCDeviceError(`${path}.${field}: expected ${n} pointers aligned to ${s.layout.pointerSize} bytes, found ${at}`, EINVAL);
+    if (at % s.layout.pointerSize !== 0) throw new ArrowCDeviceError(`${path}.${field}: expected ${n} pointers aligned to ${s.layout.pointerSize} bytes, found ${at}`, EINVAL, `${path}.${field}`);
     s.checkRange(at, n * s.layout.pointerSize, `${path}.${field}`);
   };
   pointers(nBuffers, buffers, 'buffers');

@@ -6,6 +6,7 @@
 import { MemorySpace, type Allocator, type FunctionTable } from '../abi/address-space.js';
 import { ArrowCDeviceError, EINVAL, ENOMEM } from '../abi/errors.js';
 import { wasm32 } from '../abi/generated/layout.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 import { installCallback, type InstalledCallback } from './callbacks.js';
 import { Trampolines, type Signature } from './trampoline.js';
 
@@ -32,6 +33,8 @@ export interface ForeignModuleOptions {
   /** Its allocator's free (with `malloc`). */
   free?: ((ptr: number) => void) | null;
 }
+
+export const FOREIGN_MODULE_OPTION_KEYS = optionKeys<ForeignModuleOptions>()(['name', 'memory', 'table', 'malloc', 'free']);
 
 /** An instance's exports, as WebAssembly.Instance.exports gives them. */
 export type ModuleExports = Record<string, unknown>;
@@ -100,6 +103,10 @@ export class ForeignModule {
    * @throws `ArrowCDeviceError` (EINVAL) when the memory or the table is not a WebAssembly one.
    */
   constructor(from: ForeignModuleOptions | ModuleExports, name?: string) {
+    // Options are a plain object; an instance's exports (a null prototype) may hold any names.
+    if (isOptions(from) && Object.getPrototypeOf(from) === Object.prototype) {
+      checkOptions('foreign', from, FOREIGN_MODULE_OPTION_KEYS, 'an instance\'s exports (instance.exports) are taken as they are');
+    }
     const parts = isOptions(from) ? from : partsFromExports(from, name);
     if (!(parts.memory instanceof WebAssembly.Memory)) throw new ArrowCDeviceError('foreign: memory: expected a WebAssembly.Memory', EINVAL);
     if (parts.table != null && !(parts.table instanceof WebAssembly.Table)) throw new ArrowCDeviceError('foreign: table: expected a WebAssembly.Table', EINVAL);

@@ -20,6 +20,7 @@ import { decodeMetadataAt, metadataBytesAt } from '../model/metadata.js';
 import { readRaw, type RawArray } from '../model/raw.js';
 import { readField } from '../model/schema.js';
 import { childFields, typeToString, type DataType, type Field } from '../model/types.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 
 /** One field of a struct in memory: where it is, its value and what the value means. */
 export interface TreeField {
@@ -388,6 +389,8 @@ export interface TreeOptions {
   readonly loaderCallbacks?: ReadonlySet<number>;
 }
 
+export const TREE_OPTION_KEYS = optionKeys<TreeOptions>()(['preview', 'devicePreview', 'loaderCallbacks']);
+
 /**
  * The tree of a schema and, optionally, its array (an ArrowArray or an
  * ArrowDeviceArray) in an address space. Buffer sizes come from reading the
@@ -402,6 +405,7 @@ export interface TreeOptions {
  */
 export function structTree(space: Pick<AddressSpace, 'structs' | 'bytes'>, schema: number, array: { struct: 'ArrowArray' | 'ArrowDeviceArray'; address: number } | null,
   options: TreeOptions = {}): StructTree {
+  checkOptions('structTree', options, TREE_OPTION_KEYS);
   const bytes = space.bytes;
   const preview = options.preview ?? ((address: number, size: number) => (address + size <= bytes.length ? bytes.slice(address, address + size) : null));
   const w = new Walker(space, preview, options.loaderCallbacks ?? new Set(), options.devicePreview ?? (() => null));

@@ -177,13 +177,16 @@ export interface IntegrationSummary {
  * Runs the protocol the way Arrow's harness does, with this library as both
  * producer and consumer: the schema and every batch exported from the JSON
  * and imported back, compared to the JSON, with the byte count checked.
+ * `onBatch` is called after each batch (the CLI's progress).
  *
  * Ownership: every struct it makes is released before it returns; nothing to release.
  * @param acd - the instance (an `ArrowCDevice`).
  * @param path - the JSON file.
  * @param load - returns a file's text.
+ * @param onBatch - called after each batch with how many are done and the total.
  */
-export function runIntegration(acd: CoreRef, path: string, load: (path: string) => string): IntegrationSummary {
+export function runIntegration(acd: CoreRef, path: string, load: (path: string) => string,
+  onBatch?: (done: number, total: number) => void): IntegrationSummary {
   const core = acd.core;
   const protocol = new CDataIntegration(acd, load);
   const errors: string[] = [];
@@ -213,6 +216,7 @@ export function runIntegration(acd: CoreRef, path: string, load: (path: string) 
     for (let i = 0; i < batches; i++) {
       step(`batch ${i}`, (out) => protocol.CDataIntegration_ExportBatchFromJson(path, i, out),
         (ptr) => protocol.CDataIntegration_ImportBatchAndCompareToJson(path, i, ptr), 'ArrowArray');
+      onBatch?.(i + 1, batches);
     }
   }
   const bytesLeaked = protocol.BytesAllocated() - start;

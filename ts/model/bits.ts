@@ -13,7 +13,7 @@ export function copyBits(src: Uint8Array, bitOffset: number, n: number, dst: Uin
   const shift = bitOffset & 7;
   const need = (bitOffset + n + 7) >> 3;
   if (src.byteLength < need) {
-    throw new ArrowCDeviceError(`${what}: expected at least ${need} bitmap bytes, found ${src.byteLength}`, EINVAL);
+    throw new ArrowCDeviceError(`${what}: expected at least ${need} bitmap bytes, found ${src.byteLength}`, EINVAL, what);
   }
   if (shift === 0) {
     dst.set(src.subarray(first, first + bytes), at);

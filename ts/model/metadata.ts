@@ -262,12 +262,12 @@ export function decodeMetadataAt(space: Pick<AddressSpace, 'bytes'>, address: nu
   const limit = memory.byteLength;
   const countBytes = Int32Array.BYTES_PER_ELEMENT; // the pair count, read first
   if (!Number.isSafeInteger(address) || address <= 0 || address + countBytes > limit) {
-    throw new ArrowCDeviceError(`${what}: address ${address} (+${countBytes} bytes) is outside the memory of ${limit} bytes`, EINVAL);
+    throw new ArrowCDeviceError(`${what}: address ${address} (+${countBytes} bytes) is outside the memory of ${limit} bytes`, EINVAL, what);
   }
   try {
     return decodeMetadataCounted(memory.subarray(address), budget);
   } catch (e) {
-    if (e instanceof ArrowCDeviceError) throw new ArrowCDeviceError(`${what}: ${e.message}`, e.code);
+    if (e instanceof ArrowCDeviceError) throw new ArrowCDeviceError(`${what}: ${e.message}`, e.errno, { path: e.path ?? what, level: e.level, layout: e.layout });
     throw e;
   }
 }
@@ -286,20 +286,20 @@ export function metadataBytesAt(space: Pick<AddressSpace, 'bytes'>, address: num
   let at = address;
   const length = (i: number): number => {
     if (!Number.isSafeInteger(at) || at <= 0 || at + 4 > limit) {
-      throw new ArrowCDeviceError(`${what}: ${nameOf(i)} at ${at} (+4 bytes) is outside the memory of ${limit} bytes`, EINVAL);
+      throw new ArrowCDeviceError(`${what}: ${nameOf(i)} at ${at} (+4 bytes) is outside the memory of ${limit} bytes`, EINVAL, what);
     }
     const v = view.getInt32(at, true);
-    if (v < 0) throw new ArrowCDeviceError(`${what}: ${nameOf(i)} is ${v}, expected a non-negative length`, EINVAL);
+    if (v < 0) throw new ArrowCDeviceError(`${what}: ${nameOf(i)} is ${v}, expected a non-negative length`, EINVAL, what);
     at += 4;
     return v;
   };
   const count = length(-1);
   // Every pair takes at least its two lengths: a count that cannot fit is refused before the walk.
   if (count > (limit - at) / 8) {
-    throw new ArrowCDeviceError(`${what}: a pair count of ${count} needs at least ${count * 8} bytes, past the memory of ${limit} bytes`, EINVAL);
+    throw new ArrowCDeviceError(`${what}: a pair count of ${count} needs at least ${count * 8} bytes, past the memory of ${limit} bytes`, EINVAL, what);
   }
   if (count > MAX_METADATA_PAIRS) {
-    throw new ArrowCDeviceError(`${what}: a pair count of ${count}, more than the ${MAX_METADATA_PAIRS} this library reads`, EINVAL);
+    throw new ArrowCDeviceError(`${what}: a pair count of ${count}, more than the ${MAX_METADATA_PAIRS} this library reads`, EINVAL, what);
   }
   for (let i = 0; i < count * 2; i++) {
     // Runs of empty pairs over zeroed memory are skipped in words (see emptyPairsAt).
@@ -316,9 +316,9 @@ export function metadataBytesAt(space: Pick<AddressSpace, 'bytes'>, address: num
     const n = length(i);
     at += n;
     if (at - address > MAX_METADATA_BYTES) {
-      throw new ArrowCDeviceError(`${what}: ${i % 2 === 0 ? 'key' : 'value'} ${i >> 1} takes the metadata past the ${MAX_METADATA_BYTES} bytes this library reads`, EINVAL);
+      throw new ArrowCDeviceError(`${what}: ${i % 2 === 0 ? 'key' : 'value'} ${i >> 1} takes the metadata past the ${MAX_METADATA_BYTES} bytes this library reads`, EINVAL, what);
     }
-    if (at > limit) throw new ArrowCDeviceError(`${what}: ${i % 2 === 0 ? 'key' : 'value'} ${i >> 1} runs past the memory of ${limit} bytes`, EINVAL);
+    if (at > limit) throw new ArrowCDeviceError(`${what}: ${i % 2 === 0 ? 'key' : 'value'} ${i >> 1} runs past the memory of ${limit} bytes`, EINVAL, what);
   }
   return memory.slice(address, at);
 }

@@ -30,7 +30,7 @@ function dataView(b: Uint8Array): DataView {
 }
 
 function outside(b: Uint8Array | null, start: number, size: number, what: string): ArrowCDeviceError {
-  return new ArrowCDeviceError(`${what}: expected bytes [${start}, ${start + size}), found a buffer of ${b?.byteLength ?? 0} bytes`, EINVAL);
+  return new ArrowCDeviceError(`${what}: expected bytes [${start}, ${start + size}), found a buffer of ${b?.byteLength ?? 0} bytes`, EINVAL, what);
 }
 
 /**
@@ -168,21 +168,21 @@ export function leafValue(type: DataType, buffers: readonly (Uint8Array | null)[
       return { months: v.getInt32(i * 16, true), days: v.getInt32(i * 16 + 4, true), nanoseconds: v.getBigInt64(i * 16 + 8, true).toString() };
     }
     default:
-      throw new ArrowCDeviceError(`${path}: ${typeToString(type)} is not a leaf type`, EINVAL);
+      throw new ArrowCDeviceError(`${path}: ${typeToString(type)} is not a leaf type`, EINVAL, path);
   }
 }
 
 /** Logical slot j of a child, as a physical index, after a bounds check. */
 function childSlot(child: RawArray, j: number, parentSlot: number, path: string): number {
   if (j < 0 || j >= child.length) {
-    throw new ArrowCDeviceError(`${path}: slot ${parentSlot} refers to child slot ${j}, expected one in [0, ${child.length})`, EINVAL);
+    throw new ArrowCDeviceError(`${path}: slot ${parentSlot} refers to child slot ${j}, expected one in [0, ${child.length})`, EINVAL, path);
   }
   return child.offset + j;
 }
 
 function child(raw: RawArray, k: number, path: string): RawArray {
   const c = raw.children[k];
-  if (c === undefined) throw new ArrowCDeviceError(`${path}: expected at least ${k + 1} children, found ${raw.children.length}`, EINVAL);
+  if (c === undefined) throw new ArrowCDeviceError(`${path}: expected at least ${k + 1} children, found ${raw.children.length}`, EINVAL, path);
   return c;
 }
 
@@ -195,7 +195,7 @@ function valueAt(raw: RawArray, i: number, path: string): unknown {
     case 'union': {
       const typeId = intAt(raw.buffers[0] ?? null, 1, i, true, `${path}.buffers[0]`);
       const k = type.typeIds.indexOf(typeId);
-      if (k < 0) throw new ArrowCDeviceError(`${path}: slot ${i} has type id ${typeId}, expected one of ${type.typeIds.join(', ')}`, EINVAL);
+      if (k < 0) throw new ArrowCDeviceError(`${path}: slot ${i} has type id ${typeId}, expected one of ${type.typeIds.join(', ')}`, EINVAL, path);
       const c = child(raw, k, path);
       const j = type.mode === 'sparse' ? i : intAt(raw.buffers[1] ?? null, 4, i, true, `${path}.buffers[1]`);
       const value = valueAt(c, childSlot(c, j, i, `${path}.children[${k}]`), `${path}.children[${k}]`);
@@ -215,7 +215,7 @@ function valueAt(raw: RawArray, i: number, path: string): unknown {
     case 'dictionary': {
       const index = intAt(raw.buffers[1] ?? null, type.indexType.bitWidth / 8, i, type.indexType.signed, `${path}.buffers[1]`);
       const dict = raw.dictionary;
-      if (dict === null) throw new ArrowCDeviceError(`${path}: dictionary-encoded array without a dictionary`, EINVAL);
+      if (dict === null) throw new ArrowCDeviceError(`${path}: dictionary-encoded array without a dictionary`, EINVAL, path);
       return valueAt(dict, childSlot(dict, index, i, `${path}.dictionary`), `${path}.dictionary`);
     }
     case 'list': case 'large_list': case 'map': case 'list_view': case 'large_list_view': {
@@ -242,7 +242,7 @@ function valueAt(raw: RawArray, i: number, path: string): unknown {
 function items(raw: RawArray, start: number, size: number, slot: number, path: string, map: boolean): unknown[] {
   const c = child(raw, 0, path);
   const at = `${path}.children[0]`;
-  if (size < 0) throw new ArrowCDeviceError(`${path}: slot ${slot} has a negative size ${size}`, EINVAL);
+  if (size < 0) throw new ArrowCDeviceError(`${path}: slot ${slot} has a negative size ${size}`, EINVAL, path);
   const out: unknown[] = [];
   for (let j = start; j < start + size; j++) {
     const v = valueAt(c, childSlot(c, j, slot, at), at);
@@ -262,7 +262,7 @@ function findRun(runEnds: RawArray, i: number, path: string): number {
     if (end(mid) > i) hi = mid;
     else lo = mid + 1;
   }
-  if (lo >= runEnds.length) throw new ArrowCDeviceError(`${path}: position ${i} is past the last run end`, EINVAL);
+  if (lo >= runEnds.length) throw new ArrowCDeviceError(`${path}: position ${i} is past the last run end`, EINVAL, path);
   return lo;
 }
 

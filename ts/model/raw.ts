@@ -105,7 +105,7 @@ function readNode(s: StructReader, t: ByteTaker, ptr: number, type: DataType, pa
   // Bounds-checked reads even at validate: 'none', naming the node; aligned
   // as the C validator requires of a struct in the core's memory.
   const align = s.layout.structs.ArrowArray.align;
-  if (ptr % align !== 0) throw new ArrowCDeviceError(`${path}: expected a struct ArrowArray aligned to ${align} bytes, found ${ptr}`, EINVAL);
+  if (ptr % align !== 0) throw new ArrowCDeviceError(`${path}: expected a struct ArrowArray aligned to ${align} bytes, found ${ptr}`, EINVAL, path);
   s.checkRange(ptr, s.size('ArrowArray'), path);
   const length = s.i64('ArrowArray', ptr, 'length');
   const offset = s.i64('ArrowArray', ptr, 'offset');
@@ -114,10 +114,10 @@ function readNode(s: StructReader, t: ByteTaker, ptr: number, type: DataType, pa
   const bufferArray = s.ptr('ArrowArray', ptr, 'buffers');
   const childArray = s.ptr('ArrowArray', ptr, 'children');
   // The byte ranges taken below come from these: a negative one would read before a buffer.
-  if (length < 0) throw new ArrowCDeviceError(`${path}.length: expected a non-negative value, found ${length}`, EINVAL);
-  if (offset < 0) throw new ArrowCDeviceError(`${path}.offset: expected a non-negative value, found ${offset}`, EINVAL);
+  if (length < 0) throw new ArrowCDeviceError(`${path}.length: expected a non-negative value, found ${length}`, EINVAL, `${path}.length`);
+  if (offset < 0) throw new ArrowCDeviceError(`${path}.offset: expected a non-negative value, found ${offset}`, EINVAL, `${path}.offset`);
   const address = (i: number) => {
-    if (i < 0 || i >= nBuffers) throw new ArrowCDeviceError(`${path}.n_buffers: expected more than ${i}, found ${nBuffers}`, EINVAL);
+    if (i < 0 || i >= nBuffers) throw new ArrowCDeviceError(`${path}.n_buffers: expected more than ${i}, found ${nBuffers}`, EINVAL, `${path}.n_buffers`);
     s.checkRange(bufferArray, (i + 1) * s.layout.pointerSize, () => `${path}.buffers`);
     return s.ptrAt(bufferArray + i * s.layout.pointerSize);
   };
@@ -223,7 +223,7 @@ function writeNode(core: Core, ptr: number, raw: RawArray, path: string, views: 
       if (view !== undefined) {
         heap.copyWithin(at, view[0], view[0] + size);
       } else {
-        if (isDetached(b)) throw new ArrowCDeviceError(`${path}.buffers[${i}]: the source buffer is detached`, EINVAL);
+        if (isDetached(b)) throw new ArrowCDeviceError(`${path}.buffers[${i}]: the source buffer is detached`, EINVAL, `${path}.buffers[${i}]`);
         heap.set(b, at);
       }
     });

@@ -3,6 +3,8 @@
 // Longer than 400 lines because each constructor carries its reference
 // documentation (docs/api/ is generated from it).
 
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
+
 /** A unit of time: seconds, milliseconds, microseconds or nanoseconds. */
 export type TimeUnit = 's' | 'ms' | 'us' | 'ns';
 /** The widths of integer types. */
@@ -351,6 +353,9 @@ export interface EqualOptions {
   readonly checkMetadata?: boolean;
 }
 
+/** The option keys `fieldsEqual` and `typesEqual` know (others are refused). */
+export const EQUAL_OPTION_KEYS = optionKeys<EqualOptions>()(['checkNames', 'checkMetadata']);
+
 /**
  * Null and empty metadata compare equal (as in Arrow C++); key order is ignored. Ownership: pure; nothing to release.
  * @param a - one metadata.
@@ -371,6 +376,7 @@ export function metadataEqual(a: Metadata | null, b: Metadata | null): boolean {
  * @param options - how to compare (names, metadata).
  */
 export function fieldsEqual(a: Field, b: Field, options: EqualOptions = {}): boolean {
+  checkOptions('fieldsEqual', options, EQUAL_OPTION_KEYS);
   return (
     (options.checkNames === false || a.name === b.name) &&
     a.nullable === b.nullable &&
@@ -390,6 +396,7 @@ function fieldListsEqual(a: readonly Field[], b: readonly Field[], options: Equa
  * @param options - how to compare (names, metadata).
  */
 export function typesEqual(a: DataType, b: DataType, options: EqualOptions = {}): boolean {
+  checkOptions('typesEqual', options, EQUAL_OPTION_KEYS);
   if (a.kind !== b.kind) return false;
   switch (a.kind) {
     case 'list':

@@ -5,10 +5,8 @@
 // device stream's work (operations enqueued, executed, pending; events
 // recorded and waited on; device bytes) after each step.
 
-import {
-  ArrowCDeviceError, errnoName, rawValues, structTree,
-  type ArrowCDevice, type ExportedArray, type Imported, type RawArray, type RawImport, type TreeNode, types,
-} from '../index.js';
+import { ArrowCDeviceError, errnoName, rawValues, type ArrowCDevice, type ExportedArray, type Imported, type RawArray, type RawImport, types } from '../index.js';
+import { structTree, type TreeNode } from '../inspect.js';
 import { el, hex8 } from './dom.js';
 
 export const DEVICES = ['cuda:1', 'metal:0', 'rocm:0', 'opencl:0', 'webgpu:0'] as const;
@@ -82,7 +80,7 @@ export class DeviceLab {
           this.record('read a buffer', true, `${b.id} at ${hex8(b.address)}: ${[...bytes].map((x) => x.toString(16).padStart(2, '0')).join(' ')}`);
         } catch (e) {
           if (!(e instanceof ArrowCDeviceError)) throw e;
-          this.record('read a buffer', false, `${errnoName(e.code)}: ${e.message}`);
+          this.record('read a buffer', false, `${e.code}: ${e.message}`);
         }
         return;
       }

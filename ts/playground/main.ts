@@ -4,7 +4,8 @@
 // URL hash (state.ts) and is restored from it. window.__playground is the
 // hook the Playwright test (test/playground.test.ts) reads.
 
-import { ArrowCDeviceError, load, samples, type StructTree } from '../index.js';
+import { ArrowCDeviceError, load } from '../index.js';
+import { samples, type StructTree } from '../inspect.js';
 import { renderDevices } from './devices.js';
 import { renderStreams } from './streams.js';
 import { renderAsync } from './async-stream.js';

@@ -4,7 +4,7 @@
 // highlighted; clicking a byte says which struct field, string, pointer
 // array or buffer holds it.
 
-import type { StructTree, TreeNode, TreeRegion } from '../index.js';
+import type { StructTree, TreeNode, TreeRegion } from '../inspect.js';
 import { el, hex8 } from './dom.js';
 
 const ROW = 16;

@@ -1,7 +1,8 @@
 // The Lifecycle and Break it panels: buttons that act on the session (each
 // through `act`, so that the URL records it) and what the steps did.
 
-import type { StructTree, TreeNode, ValidationLevel } from '../index.js';
+import type { ValidationLevel } from '../index.js';
+import type { StructTree, TreeNode } from '../inspect.js';
 import { el, hex8 } from './dom.js';
 import { EDITABLE, LEVELS, type Session } from './session.js';
 import type { Action } from './state.js';

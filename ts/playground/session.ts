@@ -5,11 +5,8 @@
 // with the same edits. main.ts renders it; state.ts puts its steps in the URL.
 
 import { readChecked } from '../cli/input.js';
-import {
-  ArrowCDeviceError, batchTree, rawValues, sample, structTree, types,
-  type ArrowCDevice, type ExportedArray, type Imported, type InspectLayout, type RawArray, type RawImport,
-  type StructTree, type TreeNode, type ValidationLevel,
-} from '../index.js';
+import { ArrowCDeviceError, rawValues, types, type ArrowCDevice, type ExportedArray, type Imported, type RawArray, type RawImport, type ValidationLevel } from '../index.js';
+import { batchTree, sample, structTree, type InspectLayout, type StructTree, type TreeNode } from '../inspect.js';
 import { DeviceLab } from './devices.js';
 import { StreamLab } from './streams.js';
 import { AsyncLab } from './async-stream.js';

@@ -9,7 +9,8 @@
 // panel's stream:export, stream:export-failing, stream:import, stream:next,
 // stream:release.
 
-import type { InspectLayout, ValidationLevel } from '../index.js';
+import type { ValidationLevel } from '../index.js';
+import type { InspectLayout } from '../inspect.js';
 import { DEVICES, type DeviceAction, type DeviceName } from './devices.js';
 import type { StreamAction } from './streams.js';
 

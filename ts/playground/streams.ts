@@ -5,10 +5,7 @@
 // error (get_next's code and get_last_error's message), then release, with
 // the live bytes back to their start.
 
-import {
-  ArrowCDeviceError, errnoName, toArrowTable,
-  type ArrowCDevice, type ExportedStream, type RawArray, type StreamReader, type types,
-} from '../index.js';
+import { ArrowCDeviceError, errnoName, toArrowTable, type ArrowCDevice, type ExportedStream, type RawArray, type StreamReader, type types } from '../index.js';
 import type * as arrow from 'apache-arrow';
 import { el, hex8 } from './dom.js';
 
@@ -78,7 +75,7 @@ export class StreamLab {
           else this.record('get_next', true, `returned 0: batch ${this.reader.batchesRead - 1}, ${h.value.numRows} rows (imported, copied into JS)`);
         } catch (e) {
           if (!(e instanceof ArrowCDeviceError)) throw e;
-          this.record('get_next', false, `returned ${e.code} (${errnoName(e.code)}); get_last_error: ${e.message}`);
+          this.record('get_next', false, `returned ${e.errno} (${e.code}); get_last_error: ${e.message}`);
         }
         return;
       }

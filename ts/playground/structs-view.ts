@@ -4,7 +4,7 @@
 // Memory panel then highlights its bytes). Rows carry data- attributes with
 // the raw facts, which the Playwright test compares with the core's memory.
 
-import type { StructTree, TreeNode } from '../index.js';
+import type { StructTree, TreeNode } from '../inspect.js';
 import { el, hex8 } from './dom.js';
 
 /** What is selected: a struct (node id), a field (`node/field`) or a region (its id). */

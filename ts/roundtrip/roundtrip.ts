@@ -17,6 +17,7 @@ import { readIntegrationJson, type IntegrationFile } from '../io/json/read.js';
 import { rawValues, show } from '../model/raw-values.js';
 import type { RawArray } from '../model/raw.js';
 import { fieldsEqual, metadataEqual, recordBatchField, typeToString, typesEqual, type Field } from '../model/types.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 
 /** Which reader made the batches: apache-arrow, this library's IPC reader, or its JSON reader. */
 export type ReaderName = 'apache-arrow' | 'own' | 'json';
@@ -29,7 +30,11 @@ export interface RoundtripOptions {
   device?: DeviceSpec | Device;
   /** How much the C validator checks on import. */
   validate?: ValidationLevel;
+  /** Called after each batch with the batches done and their number (the CLI's progress). */
+  onBatch?: (done: number, total: number) => void;
 }
+
+export const ROUNDTRIP_OPTION_KEYS = optionKeys<RoundtripOptions>()(['mode', 'device', 'validate', 'onBatch']);
 
 /** What a round trip found (the CLI's `roundtrip --json`). */
 export interface RoundtripSummary {
@@ -81,6 +86,7 @@ function measured(acd: CoreRef, options: RoundtripOptions, batches: number,
     } catch (e) {
       errors.push(`batch ${b}: ${(e as Error).message}`);
     }
+    options.onBatch?.(b + 1, batches);
   }
   const after = deviceStats(acd.core);
   const deviceBytes = (t: typeof after) => t.devices.reduce((sum, d) => sum + d.bytesAllocated, 0);
@@ -95,7 +101,8 @@ function measured(acd: CoreRef, options: RoundtripOptions, batches: number,
 }
 
 /**
- * Every batch of an apache-arrow table, exported from and imported into apache-arrow objects.
+ * Every batch of an apache-arrow table, exported from and imported into
+ * apache-arrow objects; `onBatch` is called after each (the CLI's progress).
  *
  * Ownership: every struct it makes is released before it returns (what was not is reported as leaked); nothing to release.
  * @param acd - the instance (an `ArrowCDevice`).
@@ -104,10 +111,11 @@ function measured(acd: CoreRef, options: RoundtripOptions, batches: number,
  * @param mode - how the imports read.
  * @param device - the device the batches go through.
  * @param validate - the validation level.
+ * @param onBatch - called after each batch with how many are done and the total.
  */
 export function roundtripTable(acd: CoreRef, table: arrow.Table, file: string, mode: 'copy' | 'view' = 'copy',
-  device: DeviceSpec | Device = 'cpu', validate?: ValidationLevel): RoundtripSummary {
-  const result = measured(acd, { mode, device, validate }, table.batches.length, (b, target, mismatches) => {
+  device: DeviceSpec | Device = 'cpu', validate?: ValidationLevel, onBatch?: (done: number, total: number) => void): RoundtripSummary {
+  const result = measured(acd, { mode, device, validate, onBatch }, table.batches.length, (b, target, mismatches) => {
     const batch = table.batches[b];
     let exported: ExportedArray | undefined;
     let imported: Imported<arrow.RecordBatch> | undefined;
@@ -136,6 +144,7 @@ export function roundtripTable(acd: CoreRef, table: arrow.Table, file: string, m
  */
 export function roundtripRaw(acd: CoreRef, file: IntegrationFile, name: string, options: RoundtripOptions = {},
   reader: ReaderName = 'own'): RoundtripSummary {
+  checkOptions('roundtripRaw', options, ROUNDTRIP_OPTION_KEYS);
   const field = recordBatchField(file.schema);
   const mode = options.mode ?? 'copy';
   const result = measured(acd, options, file.batches.length, (b, device, mismatches) => {

@@ -22,6 +22,7 @@ import { exportDeviceArrayStream, importDeviceArrayStream } from '../stream/pull
 import { fieldsEqual } from '../model/types.js';
 
 import type { RoundtripSummary } from './roundtrip.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 
 /**
  * Which stream interface a round trip goes through: the pull stream or the async device stream.
@@ -46,7 +47,11 @@ export interface StreamRoundtripOptions {
   device?: DeviceSpec | Device;
   /** Validation level of each import (the import's default when absent). */
   validate?: ValidationLevel;
+  /** Called after each batch that came back, with the batches back and the number sent (the CLI's progress). */
+  onBatch?: (done: number, total: number) => void;
 }
+
+export const STREAM_ROUNDTRIP_OPTION_KEYS = optionKeys<StreamRoundtripOptions>()(['file', 'device', 'validate', 'onBatch']);
 
 /**
  * Sends every batch of table through the pull stream or the async device
@@ -61,6 +66,7 @@ export interface StreamRoundtripOptions {
  */
 export async function roundtripStream(acd: CoreRef, table: arrow.Table, via: Via, mode: 'copy' | 'view',
   options: StreamRoundtripOptions = {}): Promise<StreamRoundtripSummary> {
+  checkOptions('roundtripStream', options, STREAM_ROUNDTRIP_OPTION_KEYS);
   const core = acd.core;
   const rt = streamRuntime(core);
   const device = streamDevice(options.device);
@@ -80,6 +86,7 @@ export async function roundtripStream(acd: CoreRef, table: arrow.Table, via: Via
     }
     mismatches.push(...schemaDifferences(sent, batch).map((d) => ({ batch: b, column: '(schema)', row: -1, expected: d, found: '' })));
     mismatches.push(...compareBatches(sent, batch, b));
+    options.onBatch?.(b + 1, table.batches.length);
   };
   const checkSchema = (schema: arrow.Schema | null) => {
     if (schema === null) errors.push('no schema came back');

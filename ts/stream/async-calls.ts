@@ -105,7 +105,7 @@ export function foreignAsyncCalls(core: Core, from: ForeignModule): AsyncCalls {
       return body();
     } catch (e) {
       rt.noteUncaught(e);
-      return failure(e).code;
+      return failure(e).errno;
     }
   };
   const u = (p: number) => p >>> 0;

@@ -13,12 +13,13 @@ import { toArrowSchema } from '../arrow-js/arrow-types.js';
 import type { CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
 import { asyncDispose, dispose } from '../abi/handles.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 import { ForeignModule } from '../foreign/module.js';
 import { decodeMetadataAt } from '../model/metadata.js';
 import { coreAsyncCalls, foreignAsyncCalls, type AsyncCalls } from './async-calls.js';
 import { extractTask } from './async-extract.js';
 import { failure } from './runtime.js';
-import type { StreamImportOptions } from './pull.js';
+import { STREAM_IMPORT_OPTION_KEYS, type StreamImportOptions } from './pull.js';
 import type { Metadata } from '../model/types.js';
 
 // WASI numbering, as in errors.ts: on_schema's answer after cancel.
@@ -35,6 +36,7 @@ export interface AsyncConsumerOptions extends Omit<StreamImportOptions, 'from'> 
   /** How many batches may be requested ahead of the ones taken (default 4). */
   window?: number;
 }
+export const ASYNC_CONSUMER_OPTION_KEYS = optionKeys<AsyncConsumerOptions>()([...STREAM_IMPORT_OPTION_KEYS, 'window']);
 
 interface QueuedTask {
   task: number;
@@ -96,6 +98,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
    * @throws `ArrowCDeviceError` (EINVAL) for a window that is not a positive integer or a `from` that is not a ForeignModule.
    */
   constructor(private readonly acd: CoreRef, options: AsyncConsumerOptions = {}) {
+    checkOptions('asyncConsumer', options, ASYNC_CONSUMER_OPTION_KEYS);
     const { window: _window, from, ...importOptions } = options;
     if (from !== undefined && !(from instanceof ForeignModule)) {
       throw new ArrowCDeviceError('from: expected a ForeignModule (acd.foreign()): the handler is installed in its table', EINVAL);
@@ -148,7 +151,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
       this.imported?.release();
       this.imported = null;
       const f = failure(e);
-      return this.failLocally(new ArrowCDeviceError(`on_schema: ${f.message}`, f.code));
+      return this.failLocally(new ArrowCDeviceError(`on_schema: ${f.message}`, f.errno, f.details));
     }
     this.request(this.window); // valid from inside on_schema
     this.notify();
@@ -175,7 +178,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
       copy = calls.alloc(size); // in the producer's memory: its extract_data reads it
     } catch (e) {
       const f = failure(e);
-      return this.failLocally(new ArrowCDeviceError(f.message, f.code));
+      return this.failLocally(new ArrowCDeviceError(f.message, f.errno, f.details));
     }
     calls.space.bytes.copyWithin(copy, task, task + size);
     let decoded: Metadata | null = null;
@@ -186,7 +189,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
         this.discard(copy);
         calls.free(copy);
         const f = failure(e);
-        return this.failLocally(new ArrowCDeviceError(`on_next_task: ${f.message}`, f.code));
+        return this.failLocally(new ArrowCDeviceError(`on_next_task: ${f.message}`, f.errno, f.details));
       }
     }
     this.queue.push({ task: copy, metadata: decoded });
@@ -215,7 +218,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   private failLocally(error: ArrowCDeviceError): number {
     this.error ??= error;
     this.notify();
-    return error.code;
+    return error.errno;
   }
 
   private request(n: bigint): void {
@@ -304,7 +307,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
           value = this.take(entry);
         } catch (e) {
           const f = failure(e);
-          this.error ??= new ArrowCDeviceError(`batch ${this.taken}: ${f.message}`, f.code);
+          this.error ??= new ArrowCDeviceError(`batch ${this.taken}: ${f.message}`, f.errno, f.details);
           this.cancel();
           continue;
         }

@@ -135,7 +135,7 @@ export function intoTarget(acd: CoreRef, into: ForeignModule, device: Device): A
       return body();
     } catch (e) {
       rt.noteUncaught(e);
-      return failure(e).code;
+      return failure(e).errno;
     }
   };
   /** Hands the task's data to out (or releases it for 0); the task is spent. */

@@ -14,6 +14,7 @@ import * as arrow from 'apache-arrow';
 import type { CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
 import type { ForeignModule } from '../foreign/module.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 import { coreTarget, intoTarget, type AsyncTarget } from './async-targets.js';
 import { batchField, checkBatch, schemaField, sourceSchema, streamDevice, type Device, type DeviceSpec } from './batches.js';
 import { failure, streamRuntime, type ProducerCallbacks, type StreamRuntime } from './runtime.js';
@@ -59,6 +60,8 @@ export interface ProduceAsyncOptions {
    */
   into?: ForeignModule;
 }
+
+export const PRODUCE_ASYNC_OPTION_KEYS = optionKeys<ProduceAsyncOptions>()(['schema', 'device', 'additionalMetadata', 'taskMetadata', 'into']);
 
 /**
  * What a producer did, for tests and summaries. JSON-safe: JSON.stringify
@@ -121,6 +124,7 @@ function toAsync<T>(it: Iterator<T>): AsyncIterator<T> {
  * @throws `ArrowCDeviceError` (EINVAL), touching nothing, when `source` or `options` are not usable.
  */
 export function produceAsync(acd: CoreRef, handler: number, source: AsyncBatchSource, options: ProduceAsyncOptions = {}): Production {
+  checkOptions('produceAsync', options, PRODUCE_ASYNC_OPTION_KEYS);
   const p = new AsyncProducer(acd, handler, source, options);
   // The promise itself is what `await produceAsync(...)` gives: the final stats.
   return Object.assign(p.done.then((stats) => stats), { done: p.done, stats: p.stats });
@@ -137,7 +141,7 @@ function jsonSafe(stats: ProducerStats): ProducerStats {
   Object.defineProperty(stats, 'toJSON', {
     value: () => ({
       ...stats, requested: stats.requested.toString(),
-      error: stats.error === null ? null : { name: stats.error.name, code: stats.error.code, message: stats.error.message },
+      error: stats.error === null ? null : stats.error.toJSON(),
     }),
   });
   return stats;
@@ -242,7 +246,7 @@ class AsyncProducer implements ProducerCallbacks {
       }
     } catch (e) {
       const f = failure(e);
-      const error = new ArrowCDeviceError(f.message, f.code === 0 ? EIO : f.code);
+      const error = new ArrowCDeviceError(f.message, f.errno === 0 ? EIO : f.errno, f.details);
       try {
         if (this.finished) {
           this.stats.error ??= error; // release threw: nothing more to call
@@ -315,7 +319,7 @@ class AsyncProducer implements ProducerCallbacks {
       checkBatch(this.field!, batch);
     } catch (e) {
       const f = failure(e);
-      throw new ArrowCDeviceError(`batch ${this.index}: ${f.message}`, f.code);
+      throw new ArrowCDeviceError(`batch ${this.index}: ${f.message}`, f.errno, f.details);
     }
     const metadata = t.metadata(this.options.taskMetadata?.(batch, this.index) ?? null);
     let task: number;
@@ -351,7 +355,7 @@ class AsyncProducer implements ProducerCallbacks {
     this.stats.error = error;
     const message = this.target.cString(error.message);
     try {
-      this.call('on_error', () => this.target.onError(this.handler, error.code, message));
+      this.call('on_error', () => this.target.onError(this.handler, error.errno, message));
     } finally {
       this.target.free(message);
     }

@@ -6,6 +6,7 @@
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, EIO, ENOMEM } from '../abi/errors.js';
 import { Handle } from '../abi/handles.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 import { decodeMetadataAt, encodeMetadata } from '../model/metadata.js';
 import { streamDevice, type DeviceSpec } from './batches.js';
 import { streamRuntime } from './runtime.js';
@@ -100,6 +101,8 @@ export interface GeneratorOptions {
   wrongDeviceAt?: number;
 }
 
+export const GENERATOR_OPTION_KEYS = optionKeys<GeneratorOptions>()(['batches', 'rowsPerBatch', 'device', 'failAt', 'failCode', 'failMessage', 'failSchema', 'wrongDeviceAt']);
+
 /**
  * A batch source of the C core (struct AcdBatchSource).
  *
@@ -122,6 +125,7 @@ export class CBatchSource extends Handle {
    * @param o - how many batches, how big, and the failures to play.
    */
   static generator(core: Core, o: GeneratorOptions = {}): CBatchSource {
+    checkOptions('CBatchSource.generator', o, GENERATOR_OPTION_KEYS);
     const device = streamDevice(o.device);
     const failAt = o.failSchema ? -2 : o.failAt ?? -1;
     const ptr = core.stream.generatorSourceNew(o.batches ?? 3, o.rowsPerBatch ?? 5, device.type, device.id, failAt,
@@ -227,6 +231,8 @@ export interface CAsyncConsumerOptions {
   failSchema?: boolean;
 }
 
+export const C_ASYNC_CONSUMER_OPTION_KEYS = optionKeys<CAsyncConsumerOptions>()(['window', 'extractLater', 'cancelAfter', 'failTaskAt', 'failSchema']);
+
 /**
  * The C consumer of the async stream (csrc/stream/async_consumer.c): collects the stream into a list.
  *
@@ -248,6 +254,7 @@ export class CAsyncConsumer extends Handle {
    * @throws `ArrowCDeviceError` (EINVAL) for options the C consumer refuses.
    */
   constructor(core: Core, o: CAsyncConsumerOptions = {}) {
+    checkOptions('CAsyncConsumer', o, C_ASYNC_CONSUMER_OPTION_KEYS);
     streamRuntime(core); // the pump's scheduler is installed
     const ptr = core.stream.asyncConsumerNew(o.window ?? 4, o.extractLater ?? false, o.cancelAfter ?? -1, o.failTaskAt ?? -1, o.failSchema ?? false);
     if (ptr === 0) core.checkStream(EINVAL);

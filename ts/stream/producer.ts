@@ -47,7 +47,7 @@ export function openSource(source: SyncBatchSource, schema: arrow.Schema | undef
 /** The callbacks of a stream made in TypeScript over a sync source. */
 export class PullProducer implements PullCallbacks {
   private errorPtr = 0;
-  private failed: { code: number; message: string } | null = null;
+  private failed: { errno: number; message: string } | null = null;
   private ended = false;
   private index = 0;
   private pending: arrow.RecordBatch | null;
@@ -82,7 +82,7 @@ export class PullProducer implements PullCallbacks {
     } catch (e) {
       this.sink.markEnd(out);
       const f = failure(e);
-      this.failed = { code: f.code === 0 ? EIO : f.code, message: f.message };
+      this.failed = { errno: f.errno === 0 ? EIO : f.errno, message: f.message };
       return this.setError(this.failed);
     }
   }
@@ -120,10 +120,10 @@ export class PullProducer implements PullCallbacks {
   }
 
   /** Keeps the message for get_last_error (valid until the next call). */
-  private setError(f: { code: number; message: string }, prefix?: string): number {
+  private setError(f: { errno: number; message: string }, prefix?: string): number {
     this.clearError();
     this.errorPtr = this.sink.cString(prefix ? `${prefix}: ${f.message}` : f.message);
-    return f.code;
+    return f.errno;
   }
 }
 

@@ -11,13 +11,14 @@
 import * as arrow from 'apache-arrow';
 import type { ImportedSchema, Imported } from '../exchange/handles.js';
 import { importSchema } from '../exchange/import.js';
-import type { ImportOptions } from '../exchange/options.js';
+import { IMPORT_OPTION_KEYS, type ImportOptions } from '../exchange/options.js';
 import { importBatch } from '../arrow-js/import.js';
 import { importDeviceBatch } from '../device/exchange.js';
 import { toArrowSchema } from '../arrow-js/arrow-types.js';
 import { convertedType } from '../arrow-js/arrow-data.js';
 import type { CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 import { writeSchema } from '../model/schema.js';
 import { constants } from '../abi/generated/layout.js';
 import { Handle } from '../abi/handles.js';
@@ -51,6 +52,8 @@ export interface StreamExportOptions {
    */
   into?: ForeignModule;
 }
+
+export const STREAM_EXPORT_OPTION_KEYS = optionKeys<StreamExportOptions>()(['schema', 'device', 'into']);
 
 /** The struct of each kind of stream. */
 export { STREAM_STRUCT };
@@ -162,6 +165,7 @@ function exportStream(acd: CoreRef, kind: StreamKind, source: SyncBatchSource, o
  * @returns the handle; `handle.ptr` is the struct's address.
  */
 export function exportArrayStream(acd: CoreRef, source: SyncBatchSource, options: StreamExportOptions = {}): ExportedStream {
+  checkOptions('exportArrayStream', options, STREAM_EXPORT_OPTION_KEYS);
   return exportStream(acd, 'array', source, options);
 }
 
@@ -175,6 +179,7 @@ export function exportArrayStream(acd: CoreRef, source: SyncBatchSource, options
  * @returns the handle.
  */
 export function exportDeviceArrayStream(acd: CoreRef, source: SyncBatchSource, options: StreamExportOptions = {}): ExportedStream {
+  checkOptions('exportDeviceArrayStream', options, STREAM_EXPORT_OPTION_KEYS);
   return exportStream(acd, 'device', source, options);
 }
 
@@ -185,6 +190,8 @@ export function exportDeviceArrayStream(acd: CoreRef, source: SyncBatchSource, o
  * on the CPU, device: 'copy' (default: copied to the host) or 'reject'.
  */
 export type StreamImportOptions = ImportOptions & { device?: 'copy' | 'reject' };
+
+export const STREAM_IMPORT_OPTION_KEYS = optionKeys<StreamImportOptions>()([...IMPORT_OPTION_KEYS, 'device']);
 
 interface ReaderState {
   /** The calls on the stream, in the memory it lives in (the core's, or another module's). */
@@ -288,7 +295,7 @@ export class StreamReader extends Handle implements Iterable<arrow.RecordBatch>,
       st.calls.releaseArray(arrayAt); // still ours: the import moved nothing
       finish(st);
       const f = failure(e);
-      throw new ArrowCDeviceError(`batch ${this.count}: ${f.message}`, f.code);
+      throw new ArrowCDeviceError(`batch ${this.count}: ${f.message}`, f.errno, f.details);
     }
     this.count++;
     if ((this.options.mode ?? 'copy') === 'view') st.handles.push(handle);
@@ -415,6 +422,7 @@ function importStream(acd: CoreRef, kind: StreamKind, ptr: number, options: Stre
  * @throws `ArrowCDeviceError` with the producer's code when `get_schema` fails, or naming the path at fault.
  */
 export function importArrayStream(acd: CoreRef, ptr: number, options: StreamImportOptions = {}): StreamReader {
+  checkOptions('importArrayStream', options, STREAM_IMPORT_OPTION_KEYS);
   return importStream(acd, 'array', ptr, options);
 }
 
@@ -428,5 +436,6 @@ export function importArrayStream(acd: CoreRef, ptr: number, options: StreamImpo
  * @returns the reader.
  */
 export function importDeviceArrayStream(acd: CoreRef, ptr: number, options: StreamImportOptions = {}): StreamReader {
+  checkOptions('importDeviceArrayStream', options, STREAM_IMPORT_OPTION_KEYS);
   return importStream(acd, 'device', ptr, options);
 }

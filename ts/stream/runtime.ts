@@ -24,7 +24,7 @@
 // the consumer's error), and the pump goes on.
 
 import type { Core } from '../abi/core.js';
-import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
+import { ArrowCDeviceError, EINVAL, EIO, type ErrorDetails } from '../abi/errors.js';
 import type { StructName } from '../abi/layout-types.js';
 
 export type Kind = 'arrayStream' | 'deviceArrayStream' | 'handler' | 'producer' | 'task';
@@ -64,10 +64,13 @@ interface KindSpec {
   readonly fields: readonly { readonly field: string; readonly signature: string; readonly make: (rt: StreamRuntime) => (...args: never[]) => unknown }[];
 }
 
-/** The message and code of anything thrown, for a callback's return value. */
-export function failure(e: unknown): { code: number; message: string } {
-  if (e instanceof ArrowCDeviceError) return { code: e.code, message: e.message };
-  return { code: EIO, message: e instanceof Error ? e.message : String(e) };
+/**
+ * The errno and message of anything thrown, for a callback's return value,
+ * and its details (path, level, layout) for an error made from it.
+ */
+export function failure(e: unknown): { errno: number; message: string; details: ErrorDetails } {
+  if (e instanceof ArrowCDeviceError) return { errno: e.errno, message: e.message, details: e };
+  return { errno: EIO, message: e instanceof Error ? e.message : String(e), details: {} };
 }
 
 const runtimes = new WeakMap<Core, StreamRuntime>();
@@ -271,7 +274,7 @@ function guarded(rt: StreamRuntime, body: () => number): number {
     return body();
   } catch (e) {
     rt.noteUncaught(e);
-    return failure(e).code;
+    return failure(e).errno;
   }
 }
 

@@ -13,14 +13,15 @@ import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { byteWidth, hasValidity, offsetWidth, type RawArray } from '../model/raw.js';
 
 
-const fail = (message: string) => new ArrowCDeviceError(message, EINVAL);
+// Every message starts with the struct path it is about, which the error carries too.
+const fail = (path: string, message: string) => new ArrowCDeviceError(`${path}: ${message}`, EINVAL, path);
 const bitmapBytes = (n: number) => Math.ceil(n / 8);
 
 /** Throws unless buffer i of raw holds at least `size` bytes. */
 function needBytes(raw: RawArray, i: number, size: number, path: string): Uint8Array {
   const b = raw.buffers[i] ?? null;
   const found = b?.byteLength ?? 0;
-  if (size > 0 && found < size) throw fail(`${path}.buffers[${i}]: expected at least ${size} bytes for ${raw.offset + raw.length} slots, found ${found}`);
+  if (size > 0 && found < size) throw fail(`${path}.buffers[${i}]`, `expected at least ${size} bytes for ${raw.offset + raw.length} slots, found ${found}`);
   return b ?? new Uint8Array(0);
 }
 
@@ -32,7 +33,7 @@ function needBytes(raw: RawArray, i: number, size: number, path: string): Uint8A
 function entries(b: Uint8Array | null, width: number, signed: boolean, count: number, what: string): (i: number) => number {
   const size = count * width;
   const found = b?.byteLength ?? 0;
-  if (size > found) throw fail(`${what}: expected at least ${size} bytes, found ${found}`);
+  if (size > found) throw fail(what, `expected at least ${size} bytes, found ${found}`);
   // Aligned 8-, 16- and 32-bit entries read through a typed array: several
   // times faster than DataView calls in the scans over every slot.
   if (b !== null && width <= 4 && b.byteOffset % width === 0) {
@@ -50,7 +51,7 @@ function entries(b: Uint8Array | null, width: number, signed: boolean, count: nu
 }
 
 function needChildLength(c: RawArray, slots: number, path: string, what: string): void {
-  if (c.length < slots) throw fail(`${path}: length ${c.length} is shorter than the ${slots} slots ${what}`);
+  if (c.length < slots) throw fail(path, `length ${c.length} is shorter than the ${slots} slots ${what}`);
 }
 
 /**
@@ -64,8 +65,8 @@ function needChildLength(c: RawArray, slots: number, path: string, what: string)
  */
 export function checkShape(raw: RawArray, path = 'array', scan = true): void {
   const { type, offset, length } = raw;
-  if (!Number.isSafeInteger(length) || length < 0) throw fail(`${path}.length: expected a non-negative integer, found ${length}`);
-  if (!Number.isSafeInteger(offset) || offset < 0) throw fail(`${path}.offset: expected a non-negative integer, found ${offset}`);
+  if (!Number.isSafeInteger(length) || length < 0) throw fail(`${path}.length`, `expected a non-negative integer, found ${length}`);
+  if (!Number.isSafeInteger(offset) || offset < 0) throw fail(`${path}.offset`, `expected a non-negative integer, found ${offset}`);
   const phys = offset + length;
   const bitmap = hasValidity(type) ? raw.buffers[0] ?? null : null;
   if (bitmap !== null) needBytes(raw, 0, bitmapBytes(phys), path);
@@ -74,7 +75,7 @@ export function checkShape(raw: RawArray, path = 'array', scan = true): void {
   const read = (i: number) => !useBitmap || ((bitmap![i >> 3]! >> (i & 7)) & 1) === 1;
   const child = (k: number): RawArray => {
     const c = raw.children[k];
-    if (c === undefined) throw fail(`${path}: expected at least ${k + 1} children, found ${raw.children.length}`);
+    if (c === undefined) throw fail(path, `expected at least ${k + 1} children, found ${raw.children.length}`);
     return c;
   };
   const at = (k: number) => `${path}.children[${k}]`;
@@ -108,7 +109,7 @@ export function checkShape(raw: RawArray, path = 'array', scan = true): void {
         const start = starts(i);
         const size = sizes(i);
         if (start < 0 || size < 0 || start + size > c.length) {
-          throw fail(`${path}: slot ${i} views child slots [${start}, ${start + size}), outside ${at(0)} of length ${c.length}`);
+          throw fail(path, `slot ${i} views child slots [${start}, ${start + size}), outside ${at(0)} of length ${c.length}`);
         }
       }
       break;
@@ -126,10 +127,10 @@ export function checkShape(raw: RawArray, path = 'array', scan = true): void {
       for (let i = offset; scan && i < phys; i++) {
         const id = ids(i);
         const k = childOf.get(id);
-        if (k === undefined) throw fail(`${path}.buffers[0]: slot ${i} has type id ${id}, expected one of ${type.typeIds.join(', ')}`);
+        if (k === undefined) throw fail(`${path}.buffers[0]`, `slot ${i} has type id ${id}, expected one of ${type.typeIds.join(', ')}`);
         if (offsets !== null) {
           const j = offsets(i);
-          if (j < 0 || j >= child(k).length) throw fail(`${path}.buffers[1]: offset ${j} at slot ${i} is outside ${at(k)} of length ${child(k).length}`);
+          if (j < 0 || j >= child(k).length) throw fail(`${path}.buffers[1]`, `offset ${j} at slot ${i} is outside ${at(k)} of length ${child(k).length}`);
         }
       }
       if (type.mode === 'sparse') type.children.forEach((_, k) => needChildLength(child(k), phys, at(k), 'the sparse union refers to'));
@@ -139,14 +140,14 @@ export function checkShape(raw: RawArray, path = 'array', scan = true): void {
       const w = byteWidth(type);
       const indices = entries(raw.buffers[1] ?? null, w, type.indexType.signed, phys, `${path}.buffers[1]`);
       const dict = raw.dictionary;
-      if (dict === null) throw fail(`${path}: dictionary-encoded array without a dictionary`);
+      if (dict === null) throw fail(path, `dictionary-encoded array without a dictionary`);
       // An 8-, 16- or 32-bit index outside the dictionary reads as null there
       // (a negative one as an empty value), within the input: as for string
       // offsets, the pass over every such index is left to 'full'.
       for (let i = offset; scan && w === 8 && i < phys; i++) {
         if (!read(i)) continue;
         const index = indices(i);
-        if (index < 0 || index >= dict.length) throw fail(`${path}.buffers[1]: index ${index} at slot ${i} is outside the dictionary of length ${dict.length}`);
+        if (index < 0 || index >= dict.length) throw fail(`${path}.buffers[1]`, `index ${index} at slot ${i} is outside the dictionary of length ${dict.length}`);
       }
       checkShape(dict, `${path}.dictionary`, scan);
       return;
@@ -174,8 +175,8 @@ function checkOffsets(raw: RawArray, limit: number, what: string, target: string
   let previous = 0;
   for (let i = raw.offset; i <= phys; i++) {
     const o = at(i);
-    if (o < 0 || o > limit) throw fail(`${what}: offset ${o} at slot ${i} is outside ${target}`);
-    if (i > raw.offset && o < previous) throw fail(`${what}: offset ${o} at slot ${i} is less than the offset before it (${previous})`);
+    if (o < 0 || o > limit) throw fail(what, `offset ${o} at slot ${i} is outside ${target}`);
+    if (i > raw.offset && o < previous) throw fail(what, `offset ${o} at slot ${i} is less than the offset before it (${previous})`);
     previous = o;
   }
 }
@@ -188,11 +189,11 @@ function checkRunEnds(raw: RawArray, runEnds: RawArray, values: RawArray, path: 
   let previous = 0;
   for (let k = 0; k < runEnds.length; k++) {
     const end = at(runEnds.offset + k);
-    if (end <= previous) throw fail(`${what}: run end ${end} at run ${k} is not greater than the one before it (${previous})`);
+    if (end <= previous) throw fail(what, `run end ${end} at run ${k} is not greater than the one before it (${previous})`);
     previous = end;
   }
   const phys = raw.offset + raw.length;
-  if (phys > 0 && previous < phys) throw fail(`${what}: the last run ends at ${previous}, before the ${phys} slots of ${path}`);
+  if (phys > 0 && previous < phys) throw fail(what, `the last run ends at ${previous}, before the ${phys} slots of ${path}`);
   needChildLength(values, runEnds.length, `${path}.children[1]`, `of ${runEnds.length} runs`);
 }
 
@@ -208,9 +209,9 @@ function checkViews(raw: RawArray, read: (i: number) => boolean, path: string): 
     const index = word(4 * i + 2);
     const start = word(4 * i + 3);
     const b = index >= 0 && index < nVariadic ? raw.buffers[2 + index] ?? null : undefined;
-    if (b === undefined) throw fail(`${path}.buffers[1]: view ${i} names buffer ${index}, expected one in [0, ${nVariadic})`);
+    if (b === undefined) throw fail(`${path}.buffers[1]`, `view ${i} names buffer ${index}, expected one in [0, ${nVariadic})`);
     if (start < 0 || start + size > (b?.byteLength ?? 0)) {
-      throw fail(`${path}.buffers[${2 + index}]: view ${i} reads bytes [${start}, ${start + size}), outside the ${b?.byteLength ?? 0}-byte buffer`);
+      throw fail(`${path}.buffers[${2 + index}]`, `view ${i} reads bytes [${start}, ${start + size}), outside the ${b?.byteLength ?? 0}-byte buffer`);
     }
   }
 }

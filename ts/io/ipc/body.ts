@@ -4,14 +4,16 @@
 // (zero-copy; RawArray buffers are byte views, read unaligned), except where
 // the C Data Interface wants something IPC does not have: the variadic buffer
 // sizes of view types, and offsets of zero-length arrays written without any.
+// A compressed body (LZ4_FRAME, ZSTD) gives decompressed copies instead
+// (./compression.ts).
 
 import { ArrowCDeviceError, EINVAL, ENOSYS, ERANGE } from '../../abi/errors.js';
 import { byteWidth, offsetWidth, type RawArray } from '../../model/raw.js';
 import { typeToString, type DataType, type Field } from '../../model/types.js';
+import { bodyCompression, decompressBuffer, type BodyCompression } from './compression.js';
 import type { Table } from './flatbuffers.js';
 import type { SchemaDictionaries } from './schema.js';
 
-const CODECS = ['LZ4_FRAME', 'ZSTD'];
 /**
  * Slots that need no bytes of the body (null arrays, structs without
  * children, zero-width values, run-end encoded arrays) are the only lengths the
@@ -29,8 +31,11 @@ export interface BodyContext {
   readonly current: (id: bigint) => RawArray | undefined;
   /** Unions carry a validity buffer before metadata version V5 (format 1.0). */
   readonly unionValidity: boolean;
-  /** Unbacked slots declared so far by the whole input (see MAX_UNBACKED_SLOTS), shared by its messages. */
-  readonly budget: { unbacked: number };
+  /**
+   * Shared by the input's messages: unbacked slots declared so far (see
+   * MAX_UNBACKED_SLOTS) and bytes decompressed (see MAX_DECOMPRESSED_BYTES).
+   */
+  readonly budget: { unbacked: number; decompressed: number };
 }
 
 /** Reads the arrays of one RecordBatch table (of a record batch or a dictionary batch). */
@@ -38,6 +43,7 @@ export class BodyReader {
   private readonly nodes: number[];
   private readonly buffers: number[];
   private readonly variadic: bigint[];
+  private readonly compression: BodyCompression | null;
   private nextNode = 0;
   private nextBuffer = 0;
   private nextVariadic = 0;
@@ -45,12 +51,7 @@ export class BodyReader {
   /** where: the message, for errors ("message 3 (record batch)"). */
   constructor(private readonly batch: Table, private readonly body: Uint8Array, private readonly where: string,
     private readonly context: BodyContext) {
-    const compression = batch.table(3, 'compression');
-    if (compression !== null) {
-      const codec = compression.int8(0, 'codec', 0);
-      throw new ArrowCDeviceError(`${where}: the body is compressed with ${CODECS[codec] ?? `codec ${codec}`}, which is not ` +
-        'supported (no decompressor is included); write the data uncompressed', ENOSYS);
-    }
+    this.compression = bodyCompression(batch, where);
     this.nodes = batch.structs(1, 'nodes', FIELD_NODE_SIZE);
     this.buffers = batch.structs(2, 'buffers', BUFFER_SIZE);
     this.variadic = batch.int64s(4, 'variadicBufferCounts') ?? [];
@@ -107,7 +108,15 @@ export class BodyReader {
     if (offset < 0n || length < 0n || offset + length > size) {
       this.fail(`body of ${size} bytes, buffer ${i} (${path} ${what}) needs bytes ${offset}..${offset + length}`);
     }
-    const bytes = this.body.subarray(Number(offset), Number(offset + length));
+    let bytes = this.body.subarray(Number(offset), Number(offset + length));
+    if (this.compression !== null) {
+      try {
+        bytes = decompressBuffer(this.compression, bytes, this.context.budget);
+      } catch (e) {
+        if (!(e instanceof ArrowCDeviceError)) throw e;
+        this.fail(`buffer ${i} (${path} ${what}): ${e.message}`, e.errno);
+      }
+    }
     if (bytes.byteLength < min) this.fail(`buffer ${i} (${path} ${what}) has ${bytes.byteLength} bytes, expected at least ${min}`);
     return bytes;
   }

@@ -2,7 +2,9 @@
 // → the project's schema and raw arrays, for every type of the spec and
 // independent of apache-arrow: the file format (ARROW1 magic, footer) and the
 // stream format, with or without the 0xFFFFFFFF continuation marker (streams
-// before 0.15 have none). Buffers are views of the input bytes.
+// before 0.15 have none). Buffers are views of the input bytes, except those
+// of bodies compressed with LZ4_FRAME or ZSTD (./compression.ts), which are
+// decompressed copies.
 
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../../abi/errors.js';
 import type { IntegrationFile } from '../json/read.js';
@@ -98,7 +100,7 @@ function readMessage(bytes: Uint8Array, at: number, index: number, block?: { met
 /** Dictionaries by id, as the messages define, replace and extend them. */
 class DictionaryState {
   private readonly current = new Map<bigint, RawArray>();
-  private readonly budget = { unbacked: 0 };
+  private readonly budget = { unbacked: 0, decompressed: 0 };
 
   constructor(private readonly ipc: IpcSchema, private readonly fileFormat: boolean) {}
 
@@ -248,12 +250,12 @@ function readFile(bytes: Uint8Array): IntegrationFile {
 }
 
 /**
- * Reads an Arrow IPC file or stream (told apart by the ARROW1 magic) into the shape of `readIntegrationJson`: the schema and one raw struct array of the schema's fields per record batch, each dictionary-encoded column with the dictionary current at its batch (file format: every dictionary of the footer, deltas applied in order).
+ * Reads an Arrow IPC file or stream (told apart by the ARROW1 magic) into the shape of `readIntegrationJson`: the schema and one raw struct array of the schema's fields per record batch, each dictionary-encoded column with the dictionary current at its batch (file format: every dictionary of the footer, deltas applied in order). Bodies compressed with LZ4_FRAME or ZSTD are decompressed (docs/ipc.md).
  *
- * Ownership: the buffers are views of `bytes`: keep it unchanged while the result is used; nothing is allocated in wasm memory.
+ * Ownership: the buffers are views of `bytes` (copies for compressed bodies): keep it unchanged while the result is used; nothing is allocated in wasm memory.
  * @param bytes - the file or stream.
  * @returns the schema and the batches.
- * @throws `ArrowCDeviceError` naming the message and buffer: EINVAL for malformed input, ENOSYS for what is valid but not supported here (big-endian data, compressed bodies, pre-1.0 unions with nulls, metadata before V4).
+ * @throws `ArrowCDeviceError` naming the message and buffer: EINVAL for malformed input, ENOSYS for what is valid but not supported here (big-endian data, pre-1.0 unions with nulls, metadata before V4).
  */
 export function readIpc(bytes: Uint8Array): IntegrationFile {
   if (hasMagic(bytes, 0)) return readFile(bytes);
