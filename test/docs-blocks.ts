@@ -8,11 +8,12 @@
 //   one working directory per section;
 // - a block the tests cannot run has, as the paragraph right before it, a
 //   reason the reader sees: `*Not run by the tests: REASON.*`;
+// - `json` blocks (output, data) must parse as JSON;
 // - `text` blocks are not code (diagrams, output) and are not run;
 // - a paragraph right after a program that starts "This prints" names, in
 //   backticks, text its output must contain.
 
-export type Kind = 'program' | 'shell' | 'text' | 'other';
+export type Kind = 'program' | 'shell' | 'json' | 'text' | 'other';
 
 export interface Block {
   readonly file: string;
@@ -36,6 +37,7 @@ const NOT_RUN = /^\*Not run by the tests: (.+)\*$/;
 export function kindOf(lang: string): Kind {
   if (/^(js|javascript|mjs|ts|typescript)$/.test(lang)) return 'program';
   if (/^(sh|bash|shell)$/.test(lang)) return 'shell';
+  if (lang === 'json') return 'json';
   if (lang === 'text') return 'text';
   return 'other';
 }

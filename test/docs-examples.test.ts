@@ -104,13 +104,19 @@ describe('the conventions of the example runner', () => {
 });
 
 describe('every code block of README.md and docs/*.md', () => {
-  test('each is code the runner knows, a diagram or output (`text`), or says why it is not run', () => {
+  test('each is code the runner knows, JSON, a diagram or output (`text`), or says why it is not run', () => {
     const unknown = BLOCKS.filter((b) => b.notRun === null && b.kind === 'other').map((b) => `${b.file}:${b.line} (\`\`\`${b.lang})`);
     expect(unknown).toEqual([]);
     const fragments = BLOCKS.filter((b) => b.kind === 'program' && b.notRun === null && !isWholeProgram(b.code) && b.base === null);
     expect(fragments.map((b) => `${b.file}:${b.line}`)).toEqual([]);
     expect(BLOCKS.filter((b) => b.notRun !== null && b.notRun.length < 10).map((b) => `${b.file}:${b.line}`)).toEqual([]);
   });
+
+  for (const b of BLOCKS.filter((x) => x.notRun === null && x.kind === 'json')) {
+    test(`${b.file}:${b.line} (${b.section || 'top'}, json): parses`, () => {
+      expect(() => JSON.parse(b.code)).not.toThrow();
+    });
+  }
 
   for (const b of BLOCKS.filter((x) => x.notRun === null && (x.kind === 'program' || x.kind === 'shell'))) {
     const title = `${b.file}:${b.line} (${b.section || 'top'}, ${b.lang}${b.base !== null ? `, continues line ${b.base.line}` : ''}${b.prints.length > 0 ? `, prints ${b.prints.length} things` : ''})`;
