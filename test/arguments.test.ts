@@ -12,9 +12,9 @@ import { structTree } from '../ts/inspect/tree.js';
 import type { RawArray } from '../ts/model/raw.js';
 import * as types from '../ts/model/types.js';
 import { roundtripRaw } from '../ts/roundtrip/roundtrip.js';
-import { roundtripStream } from '../ts/roundtrip/stream.js';
+import { roundtripStream, roundtripStreamRaw } from '../ts/roundtrip/stream.js';
 import { CAsyncConsumer, CBatchSource } from '../ts/stream/c-backed.js';
-import { STREAM_IMPORT_OPTION_KEYS } from '../ts/stream/pull.js';
+import { STREAM_IMPORT_OPTION_KEYS } from '../ts/stream/reader.js';
 import { core } from './helpers.js';
 
 let acd: ArrowCDevice;
@@ -70,6 +70,8 @@ test('a BigInt, negative or fractional address, and an object that is no Importe
 // ---- unknown option keys ---------------------------------------------------------------
 
 const IMPORT = 'from, mode, inPlace, requestedSchema, validate, convert';
+// The raw readers keep every type as it is: no convert.
+const RAW_IMPORT = 'from, mode, inPlace, requestedSchema, validate, device';
 
 test('every method that takes options refuses a key it does not know, naming the method, the key and the known ones', async () => {
   const batch = arrow.tableFromArrays({ x: Int32Array.of(1, 2) }).batches[0]!;
@@ -100,6 +102,12 @@ test('every method that takes options refuses a key it does not know, naming the
     ['importDeviceArrayStream', `${IMPORT}, device`, () => acd.importDeviceArrayStream(8, bad)],
     ['produceAsync', 'schema, device, additionalMetadata, taskMetadata, into', () => acd.produceAsync(8, [batch], bad)],
     ['asyncConsumer', `${IMPORT}, device, window`, () => acd.asyncConsumer(bad)],
+    ['exportRawArrayStream', 'device, into', () => acd.exportRawArrayStream(field, [raw], bad)],
+    ['exportRawDeviceArrayStream', 'device, into', () => acd.exportRawDeviceArrayStream(field, [raw], bad)],
+    ['importRawArrayStream', RAW_IMPORT, () => acd.importRawArrayStream(8, bad)],
+    ['importRawDeviceArrayStream', RAW_IMPORT, () => acd.importRawDeviceArrayStream(8, bad)],
+    ['produceAsyncRaw', 'device, additionalMetadata, taskMetadata, into', () => acd.produceAsyncRaw(8, field, [raw], bad)],
+    ['asyncRawConsumer', `${RAW_IMPORT}, window`, () => acd.asyncRawConsumer(bad)],
     ['CAsyncConsumer', 'window, extractLater, cancelAfter, failTaskAt, failSchema', () => new CAsyncConsumer(acd.core, bad)],
     ['CBatchSource.generator', 'batches, rowsPerBatch, device, failAt, failCode, failMessage, failSchema, wrongDeviceAt', () => CBatchSource.generator(acd.core, bad)],
     ['roundtripRaw', 'mode, device, validate, onBatch', () => roundtripRaw(acd, {} as never, 'x', bad)],
@@ -118,6 +126,8 @@ test('every method that takes options refuses a key it does not know, naming the
   expect([load?.constructor.name, load?.message.split(';')[0]]).toEqual(['TypeError', "load: unknown option 'bogus' (known options: wasmBinary)"]);
   const stream = await roundtripStream(acd, new arrow.Table(batch), 'pull', 'copy', bad).then(() => null, (e: Error) => e);
   expect([stream?.constructor.name, stream?.message]).toEqual(['TypeError', "roundtripStream: unknown option 'bogus' (known options: file, device, validate, onBatch)"]);
+  const rawStream = await roundtripStreamRaw(acd, {} as never, 'pull', 'copy', bad).then(() => null, (e: Error) => e);
+  expect([rawStream?.constructor.name, rawStream?.message]).toEqual(['TypeError', "roundtripStreamRaw: unknown option 'bogus' (known options: file, device, validate, onBatch, reader)"]);
   expect(acd.bytesAllocated()).toBe(0);
 });
 

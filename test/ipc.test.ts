@@ -33,7 +33,7 @@ import { UnionMode } from 'apache-arrow/fb/union-mode';
 import { Utf8 } from 'apache-arrow/fb/utf8';
 import type { ArrowCDevice } from '../ts/api.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../ts/abi/errors.js';
-import { concatRaw } from '../ts/io/ipc/concat.js';
+import { concatRaw } from '../ts/model/concat.js';
 import { readIpc } from '../ts/io/ipc/read.js';
 import { readIntegrationJson, type IntegrationFile } from '../ts/io/json/read.js';
 import type { RawArray } from '../ts/model/raw.js';

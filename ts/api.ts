@@ -35,10 +35,16 @@ import {
 import { checkAddress, checkBatchArgument, checkPointers } from './exchange/arguments.js';
 import type { RawArray } from './model/raw.js';
 import type { Field, Schema } from './model/types.js';
-import { AsyncStreamConsumer, produceAsync, type AsyncBatchSource, type AsyncConsumerOptions, type ProduceAsyncOptions, type Production } from './stream/async.js';
 import {
-  exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream,
-  type ExportedStream, type StreamExportOptions, type StreamImportOptions, type StreamReader, type SyncBatchSource,
+  AsyncStreamConsumer, produceAsync, produceAsyncRaw, type AsyncBatchSource, type AsyncConsumerOptions, type AsyncRawConsumerOptions,
+  type AsyncRawSource, type ProduceAsyncOptions, type Production, type RawProduceAsyncOptions,
+} from './stream/async.js';
+import { ASYNC_RAW_CONSUMER_OPTION_KEYS, rawReading } from './stream/async-extract.js';
+import {
+  exportArrayStream, exportDeviceArrayStream, exportRawArrayStream, exportRawDeviceArrayStream, importArrayStream, importDeviceArrayStream,
+  importRawArrayStream, importRawDeviceArrayStream,
+  type ExportedStream, type RawStreamExportOptions, type RawStreamImportOptions, type RawStreamReader, type StreamExportOptions,
+  type StreamImportOptions, type StreamReader, type SyncBatchSource, type SyncRawSource,
 } from './stream/pull.js';
 
 // The names this module has always exported, from the modules that own them now.
@@ -505,6 +511,62 @@ export class ArrowCDevice {
   }
 
   /**
+   * Streams of raw arrays of any type of the spec (run-end encoded and list views included), as `exportRaw` exports one: an ArrowArrayStream in wasm memory over the raw arrays of `source` (an array, a generator, any iterable), pulled lazily by `get_next`.
+   *
+   * Ownership: the caller owns the returned handle and must call `release()`; a consumer that imports `handle.ptr` moves the stream out, and the stream's own release (called by its consumer) frees the source's state. Each array `get_next` hands out belongs to the consumer.
+   * @param schema - the stream's schema: a Schema (a record batch's struct of its fields) or any Field; each raw array must be of its type.
+   * @param source - the raw arrays.
+   * @param options - `into`: another module's memory.
+   * @returns the handle; `handle.ptr` is the struct's address.
+   * @throws `ArrowCDeviceError` (EINVAL) for an unknown option key or a schema that cannot be exported.
+   */
+  exportRawArrayStream(schema: Schema | Field, source: SyncRawSource, options?: RawStreamExportOptions): ExportedStream {
+    return exportRawArrayStream(this, schema, source, options);
+  }
+
+  /**
+   * Like `exportRawArrayStream`, as an ArrowDeviceArrayStream on `options.device` (the CPU by default).
+   *
+   * Ownership: as `exportRawArrayStream`: the caller owns the handle and must call `release()`.
+   * @param schema - the stream's schema: a Schema or any Field.
+   * @param source - the raw arrays.
+   * @param options - `device`, `into`.
+   * @returns the handle; `handle.ptr` is the struct's address.
+   * @throws `ArrowCDeviceError` (EINVAL) for an unknown option key.
+   */
+  exportRawDeviceArrayStream(schema: Schema | Field, source: SyncRawSource, options?: RawStreamExportOptions): ExportedStream {
+    return exportRawDeviceArrayStream(this, schema, source, options);
+  }
+
+  /**
+   * Like `importArrayStream`, each batch read as a raw array (as `importRaw` reads one); the stream's schema may be of any type (`reader.field`).
+   *
+   * Ownership: takes ownership of the stream at `ptr` (moved; the caller's copy is marked released). The returned reader owns it: it is released when the reader reaches the end or fails; a reader left before its end must be released with `release()` (or `using`). In view mode each array is a handle the caller must release.
+   * @param ptr - the address of a struct ArrowArrayStream, or an object offering `Symbol.for('arrow.c_stream')`.
+   * @param options - `mode`, `validate`, `from`.
+   * @returns the reader.
+   * @throws `ArrowCDeviceError` naming the path at fault, or (EINVAL) an unknown option key.
+   */
+  importRawArrayStream(ptr: number | ArrowCProvider, options?: RawStreamImportOptions): RawStreamReader {
+    if (isProvider(ptr)) return this.viaProtocol(ptr, ARROW_C_STREAM, 'importRawArrayStream', options, (d, o) => importRawArrayStream(this, d.stream!, o));
+    return importRawArrayStream(this, ptr, options);
+  }
+
+  /**
+   * Like `importDeviceArrayStream`, each batch read as a raw array.
+   *
+   * Ownership: takes ownership of the stream at `ptr`, as `importRawArrayStream`; the reader releases it at its end, or `release()` does.
+   * @param ptr - the address of a struct ArrowDeviceArrayStream, or an object offering `Symbol.for('arrow.c_device_stream')`.
+   * @param options - `device`, `mode`, `validate`, `from`.
+   * @returns the reader.
+   * @throws `ArrowCDeviceError` naming the path at fault, or (EINVAL) an unknown option key.
+   */
+  importRawDeviceArrayStream(ptr: number | ArrowCProvider, options?: RawStreamImportOptions): RawStreamReader {
+    if (isProvider(ptr)) return this.viaProtocol(ptr, ARROW_C_DEVICE_STREAM, 'importRawDeviceArrayStream', options, (d, o) => importRawDeviceArrayStream(this, d.stream!, o));
+    return importRawDeviceArrayStream(this, ptr, options);
+  }
+
+  /**
    * Drives the ArrowAsyncDeviceStreamHandler at `handler` from an (async) iterable or ReadableStream of batches, within the credit its `request(n)` gives; with `{ into }`, a handler in another module's memory, made by its own code.
    *
    * Ownership: borrows the handler until the producer calls its `release` (the spec's lifetime: the handler's owner frees it then). The producer, its tasks and the batches it hands out are freed as the consumer releases them; nothing is left for the caller to release.
@@ -526,6 +588,35 @@ export class ArrowCDevice {
    */
   asyncConsumer(options?: AsyncConsumerOptions): AsyncStreamConsumer {
     return new AsyncStreamConsumer(this, options);
+  }
+
+  /**
+   * Like `produceAsync`, over raw arrays of any type of the spec (run-end encoded and list views included).
+   *
+   * Ownership: as `produceAsync`: borrows the handler until the producer calls its `release`; the producer, its tasks and the arrays it hands out are freed as the consumer releases them; nothing is left for the caller to release.
+   * @param handler - the address of a struct ArrowAsyncDeviceStreamHandler.
+   * @param schema - the stream's schema: a Schema or any Field; each raw array must be of its type.
+   * @param source - the raw arrays: an (async) iterable or a ReadableStream.
+   * @param options - `device`, `additionalMetadata`, `taskMetadata`, `into`.
+   * @returns a promise of the final stats, with the live `stats` and `done` on it.
+   * @throws `ArrowCDeviceError` (EINVAL) for an unknown option key.
+   */
+  produceAsyncRaw(handler: number, schema: Schema | Field, source: AsyncRawSource, options?: RawProduceAsyncOptions): Production {
+    return produceAsyncRaw(this, handler, schema, source, options);
+  }
+
+  /**
+   * Like `asyncConsumer`, its batches raw arrays of any type (the stream's schema may be of any type: `consumer.field`).
+   *
+   * Ownership: as `asyncConsumer`: the caller owns the returned consumer and must `release()` it (or use `await using`). Each array it yields is JS memory (copy mode) or a handle the caller must release (view mode).
+   * @param options - `window` (the credit), `mode`, `validate`, `from`; `convert` is refused (it is for apache-arrow imports).
+   * @returns the consumer.
+   * @throws `ArrowCDeviceError` (EINVAL) for `convert` or an unknown option key.
+   */
+  asyncRawConsumer(options: AsyncRawConsumerOptions = {}): AsyncStreamConsumer<RawArray> {
+    if (options != null && (options as AsyncConsumerOptions).convert !== undefined) throw new ArrowCDeviceError('asyncRawConsumer: convert is for apache-arrow imports; a raw array keeps every type as it is', EINVAL);
+    checkOptions('asyncRawConsumer', options, ASYNC_RAW_CONSUMER_OPTION_KEYS);
+    return new AsyncStreamConsumer(this, options, rawReading);
   }
 
   // ---- devices (ts/device/accounting.ts) -------------------------------------

@@ -66,10 +66,18 @@ export function attach(module: object, options?: AttachOptions): ArrowCDevice {
 }
 export type { AttachOptions } from './abi/attach.js';
 export { compareBatches, normalize, schemaDifferences } from './arrow-js/compare.js';
-export { ExportedStream, StreamReader, exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream } from './stream/pull.js';
-export type { StreamExportOptions, StreamImportOptions, StreamKind, SyncBatchSource } from './stream/pull.js';
-export { AsyncStreamConsumer, disposeHandler, freeProducer, makeHandler, makeProducer, makeTask, produceAsync } from './stream/async.js';
-export type { AsyncBatch, AsyncBatchSource, AsyncConsumerOptions, ProduceAsyncOptions, ProducerStats, Production } from './stream/async.js';
+export {
+  ExportedStream, RawStreamReader, StreamReader, exportArrayStream, exportDeviceArrayStream, exportRawArrayStream, exportRawDeviceArrayStream,
+  importArrayStream, importDeviceArrayStream, importRawArrayStream, importRawDeviceArrayStream,
+} from './stream/pull.js';
+export type {
+  PullReader, RawStreamExportOptions, RawStreamImportOptions, StreamExportOptions, StreamImportOptions, StreamKind, SyncBatchSource, SyncRawSource,
+} from './stream/pull.js';
+export { AsyncStreamConsumer, disposeHandler, freeProducer, makeHandler, makeProducer, makeTask, produceAsync, produceAsyncRaw } from './stream/async.js';
+export type {
+  AsyncBatch, AsyncBatchSource, AsyncConsumerOptions, AsyncRawConsumerOptions, AsyncRawSource, ProduceAsyncOptions, ProducerStats, Production,
+  RawProduceAsyncOptions,
+} from './stream/async.js';
 export { BatchList, CAsyncConsumer, CBatchSource, cStream, drainStream, startCAsyncProducer } from './stream/c-backed.js';
 export type { CAsyncConsumerOptions, GeneratorOptions } from './stream/c-backed.js';
 export { streamRuntime } from './stream/runtime.js';

@@ -2,7 +2,8 @@
 // ASan/UBSan and by emcc: pull streams (the generator and list producers, the
 // consumer-side calls, the drain consumer) and the async device stream (the C
 // producer and consumer driven by the pump, and a recording handler that
-// checks the producer's side of the protocol).
+// checks the producer's side of the protocol); and every layout (run-end
+// encoded, list views, binary views) through all of them.
 //
 // Prints "c-stream: N passed, M failed" and exits non-zero when M > 0.
 //
@@ -708,6 +709,162 @@ static void TestAsyncStartFailures(void) {
   CHECK_NO_LEAK(start);
 }
 
+// ---- every type: run-end encoded, list views, views ----------------------------
+
+// The schema of the hand-made batches: struct<ree: run_end_encoded<run_ends:
+// int32, values: float32>, lv: list_view<item: int32>, sv: utf8_view>.
+static void InitLayoutsSchema(struct ArrowSchema* schema) {
+  struct AcdError error;
+  CHECK_OK(AcdSchemaInit(schema, "+s", "", NULL, 0, 3, 0, &error), &error);
+  CHECK_OK(AcdSchemaInit(schema->children[0], "+r", "ree", NULL, ARROW_FLAG_NULLABLE, 2, 0, &error), &error);
+  CHECK_OK(AcdSchemaInit(schema->children[0]->children[0], "i", "run_ends", NULL, 0, 0, 0, &error), &error);
+  CHECK_OK(AcdSchemaInit(schema->children[0]->children[1], "f", "values", NULL, ARROW_FLAG_NULLABLE, 0, 0, &error), &error);
+  CHECK_OK(AcdSchemaInit(schema->children[1], "+vl", "lv", NULL, ARROW_FLAG_NULLABLE, 1, 0, &error), &error);
+  CHECK_OK(AcdSchemaInit(schema->children[1]->children[0], "i", "item", NULL, ARROW_FLAG_NULLABLE, 0, 0, &error), &error);
+  CHECK_OK(AcdSchemaInit(schema->children[2], "vu", "sv", NULL, ARROW_FLAG_NULLABLE, 0, 0, &error), &error);
+}
+
+// Batch b: 4 rows; every column has 5 physical slots and offset 1.
+//   ree: runs [0, 2) = b + 0.5, [2, 5) = -1  -> b + 0.5, -1, -1, -1
+//   lv:  views (offset, size) (0,1) (1,2) (3,1) (0,0) (4,1) over 10b..10b+4
+//        -> [10b+1, 10b+2], [10b+3], [], [10b+4]
+//   sv:  "s<b>-<slot>" inline views -> "s<b>-1" .. "s<b>-4"
+static void InitLayoutsBatch(struct ArrowArray* batch, int b) {
+  struct AcdError error;
+  CHECK_OK(AcdArrayInit(batch, 4, 0, 0, 1, 3, 0, &error), &error);
+  struct ArrowArray* ree = batch->children[0];
+  CHECK_OK(AcdArrayInit(ree, 4, 0, 1, 0, 2, 0, &error), &error);
+  CHECK_OK(AcdArrayInit(ree->children[0], 2, 0, 0, 2, 0, 0, &error), &error);
+  int32_t* ends = AcdArrayAllocateBuffer(ree->children[0], 1, 2 * sizeof(int32_t));
+  ends[0] = 2;
+  ends[1] = 5;
+  CHECK_OK(AcdArrayInit(ree->children[1], 2, 0, 0, 2, 0, 0, &error), &error);
+  float* runs = AcdArrayAllocateBuffer(ree->children[1], 1, 2 * sizeof(float));
+  runs[0] = (float)b + 0.5f;
+  runs[1] = -1.0f;
+
+  struct ArrowArray* lv = batch->children[1];
+  CHECK_OK(AcdArrayInit(lv, 4, 0, 1, 3, 1, 0, &error), &error);
+  static const int32_t offsets[5] = {0, 1, 3, 0, 4}, sizes[5] = {1, 2, 1, 0, 1};
+  memcpy(AcdArrayAllocateBuffer(lv, 1, sizeof(offsets)), offsets, sizeof(offsets));
+  memcpy(AcdArrayAllocateBuffer(lv, 2, sizeof(sizes)), sizes, sizeof(sizes));
+  CHECK_OK(AcdArrayInit(lv->children[0], 5, 0, 0, 2, 0, 0, &error), &error);
+  int32_t* items = AcdArrayAllocateBuffer(lv->children[0], 1, 5 * sizeof(int32_t));
+  for (int i = 0; i < 5; i++) items[i] = 10 * b + i;
+
+  struct ArrowArray* sv = batch->children[2];
+  CHECK_OK(AcdArrayInit(sv, 4, 0, 1, 3, 0, 0, &error), &error);
+  uint8_t* views = AcdArrayAllocateBuffer(sv, 1, 5 * 16);
+  memset(views, 0, 5 * 16);
+  for (int i = 0; i < 5; i++) {
+    char text[13];
+    int32_t len = snprintf(text, sizeof(text), "s%d-%d", b, i);
+    memcpy(views + i * 16, &len, 4);
+    memcpy(views + i * 16 + 4, text, (size_t)len);
+  }
+  AcdArrayAllocateBuffer(sv, 2, 0);  // no variadic buffers: their sizes, none
+}
+
+// Checks batch b's logical values, read through its offsets as a consumer does.
+static void CheckLayoutsBatch(const struct ArrowArray* batch, int b) {
+  CHECK(batch->length == 4 && batch->n_children == 3);
+  const struct ArrowArray* ree = batch->children[0];
+  const int32_t* ends = ree->children[0]->buffers[1];
+  const float* runs = ree->children[1]->buffers[1];
+  int ok = 1;
+  for (int64_t i = 0; i < ree->length; i++) {
+    int64_t slot = ree->offset + i, run = 0;
+    while (ends[run] <= slot) run++;
+    ok &= runs[run] == (i == 0 ? (float)b + 0.5f : -1.0f);
+  }
+  CHECK(ok);
+  const struct ArrowArray* lv = batch->children[1];
+  const int32_t* offsets = lv->buffers[1];
+  const int32_t* sizes = lv->buffers[2];
+  const int32_t* items = lv->children[0]->buffers[1];
+  static const int32_t first[4] = {1, 3, -1, 4}, size[4] = {2, 1, 0, 1};
+  for (int64_t i = 0; i < 4; i++) {
+    ok &= sizes[lv->offset + i] == size[i];
+    if (size[i] > 0) ok &= items[offsets[lv->offset + i]] == 10 * b + first[i];
+  }
+  CHECK(ok);
+  const struct ArrowArray* sv = batch->children[2];
+  const uint8_t* views = sv->buffers[1];
+  for (int64_t i = 0; i < 4; i++) {
+    char text[13];
+    int32_t len = snprintf(text, sizeof(text), "s%d-%lld", b, (long long)(i + 1)), found;
+    memcpy(&found, views + (sv->offset + i) * 16, 4);
+    ok &= found == len && memcmp(views + (sv->offset + i) * 16 + 4, text, (size_t)len) == 0;
+  }
+  CHECK(ok);
+}
+
+// A list of n hand-made batches on the CPU.
+static void InitLayoutsList(struct AcdBatchList* list, int n) {
+  struct AcdError error;
+  AcdBatchListInit(list);
+  InitLayoutsSchema(&list->schema);
+  list->device_type = ARROW_DEVICE_CPU;
+  for (int b = 0; b < n; b++) {
+    struct ArrowDeviceArray batch;
+    memset(&batch, 0, sizeof(batch));
+    InitLayoutsBatch(&batch.array, b);
+    AcdDeviceArrayInitDevice(&batch, ARROW_DEVICE_CPU, -1);
+    CHECK_OK(AcdArrayValidate(&list->schema, &batch.array, ACD_VALIDATION_FULL, &error), &error);
+    CHECK_OK(AcdBatchListAppend(list, &batch, &error), &error);
+  }
+}
+
+// The C producers and consumers carry every layout: run-end encoded, list
+// views and binary views through a list producer, both pull streams, the
+// drain consumer, and the async producer and consumer.
+static void TestEveryLayout(void) {
+  int64_t start = AcdBytesAllocated();
+  struct AcdError error;
+  struct AcdBatchList list, drained;
+  InitLayoutsList(&list, 3);
+
+  // list -> ArrowArrayStream -> drained (validated) -> ArrowDeviceArrayStream -> drained again.
+  struct AcdBatchSource source;
+  CHECK_OK(AcdBatchSourceInitList(&source, &list, &error), &error);
+  struct ArrowArrayStream array_stream;
+  CHECK_OK(AcdArrayStreamInitSource(&array_stream, &source, &error), &error);
+  AcdBatchListInit(&drained);
+  struct AcdStreamTotals totals;
+  CHECK_OK(AcdArrayStreamDrain(&array_stream, &drained, &totals, &error), &error);
+  CHECK(totals.batches == 3 && totals.rows == 12 && drained.length == 3);
+  for (int b = 0; b < 3; b++) CheckLayoutsBatch(&drained.arrays[b].array, b);
+  CHECK(strcmp(drained.schema.children[0]->format, "+r") == 0 && strcmp(drained.schema.children[1]->format, "+vl") == 0);
+  CHECK_OK(AcdBatchSourceInitList(&source, &drained, &error), &error);
+  struct ArrowDeviceArrayStream device_stream;
+  CHECK_OK(AcdDeviceArrayStreamInitSource(&device_stream, &source, &error), &error);
+  CHECK_OK(AcdDeviceArrayStreamDrain(&device_stream, &list, &totals, &error), &error);
+  CHECK(totals.batches == 3 && list.length == 3);
+  for (int b = 0; b < 3; b++) {
+    CheckLayoutsBatch(&list.arrays[b].array, b);
+    CHECK_OK(AcdArrayValidate(&list.schema, &list.arrays[b].array, ACD_VALIDATION_FULL, &error), &error);
+  }
+
+  // The async device stream, C producer -> C consumer, in both extraction modes.
+  for (int extract_later = 0; extract_later <= 1; extract_later++) {
+    struct AcdAsyncConsumer* consumer = NewConsumer(2, extract_later);
+    CHECK_OK(AcdBatchSourceInitList(&source, &list, &error), &error);
+    CHECK_OK(AcdAsyncProducerStart(AcdAsyncConsumerHandler(consumer), &source, NULL, &error), &error);
+    RunPump();
+    struct AcdAsyncConsumerState state;
+    AcdAsyncConsumerGetState(consumer, &state);
+    CHECK(state.ended && state.released && state.error_code == 0 && state.list->length == 3);
+    for (int b = 0; b < 3; b++) CheckLayoutsBatch(&state.list->arrays[b].array, b);
+    // Handed back to `list` for the next round: moved out of the consumer's list.
+    list = *state.list;
+    AcdBatchListInit(state.list);
+    AcdAsyncConsumerFree(consumer);
+  }
+  AcdBatchListReset(&list);
+  CheckAsyncStatsClean();
+  CHECK_NO_LEAK(start);
+}
+
 int main(void) {
   AcdAsyncSetScheduler(&Scheduler, NULL);
   TestGeneratedDeviceStream();
@@ -720,5 +877,6 @@ int main(void) {
   TestAsyncProducerErrors();
   TestAsyncCToC();
   TestAsyncStartFailures();
+  TestEveryLayout();
   return CheckSummary("c-stream");
 }

@@ -11,6 +11,7 @@ import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
 import { byteWidth, hasValidity, offsetWidth, type RawArray } from '../model/raw.js';
 import { checkShape } from '../validate/raw-shape.js';
 import { intAt } from '../model/raw-values.js';
+import { concatRaws } from '../model/concat.js';
 import { childFields, typeToString, type DataType, type Field, type Schema } from '../model/types.js';
 
 // ---- apache-arrow → raw -----------------------------------------------------
@@ -85,10 +86,7 @@ export function fromArrowData(data: arrow.Data, type: DataType, path = 'array'):
       buffers.push(region(data.values, 0, n * byteWidth(type), `${path}.buffers[1]`));
       const values = data.dictionary;
       if (values === undefined) throw new ArrowCDeviceError(`${path}: dictionary-encoded data without a dictionary`, EINVAL, path);
-      if (values.data.length !== 1) {
-        throw new ArrowCDeviceError(`${path}.dictionary: a dictionary of ${values.data.length} chunks (delta dictionaries) is not supported yet`, ENOSYS, `${path}.dictionary`);
-      }
-      dictionary = fromArrowData(values.data[0], type.valueType, `${path}.dictionary`);
+      dictionary = dictionaryOf(values, type.valueType, `${path}.dictionary`);
       break;
     }
     case 'list_view': case 'large_list_view': case 'run_end_encoded':
@@ -97,6 +95,20 @@ export function fromArrowData(data: arrow.Data, type: DataType, path = 'array'):
       buffers.push(region(data.values, 0, n * byteWidth(type), `${path}.buffers[1]`));
   }
   return { type, length: n, nullCount: nulls, offset: 0, buffers, children, dictionary };
+}
+
+/**
+ * The one dictionary a C array has, from apache-arrow's dictionary Vector: its
+ * chunks end to end when it has several (delta dictionaries: the indices
+ * index into the whole Vector). Chunks whose own values are
+ * dictionary-encoded over different dictionaries keep their values: those
+ * dictionaries are joined too, indices shifted.
+ */
+function dictionaryOf(values: arrow.Vector, type: DataType, path: string): RawArray {
+  const chunks = values.data.map((d, i) => fromArrowData(d, type, values.data.length === 1 ? path : `${path}.chunks[${i}]`));
+  if (chunks.length === 1) return chunks[0]!;
+  if (chunks.length === 0) throw new ArrowCDeviceError(`${path}: a dictionary Vector with no chunks`, EINVAL);
+  return concatRaws(chunks, path, 'join');
 }
 
 /** n + 1 offsets starting at 0: a view when they already do, else a rebased copy. */

@@ -5,12 +5,12 @@
 import * as arrow from 'apache-arrow';
 // Only from the library's public entries: the CLI bundle uses dist/*.mjs, never a second copy of them.
 import {
-  load, parseDevice, toArrowTable,
+  load, parseDevice,
   type ArrowCDevice, type Device, type RawArray, type ValidationLevel,
 } from '../index.js';
 import { runIntegration, type IntegrationSummary } from '../integration.js';
 import { registerCompression } from '../ipc.js';
-import { roundtripRaw, roundtripStream, roundtripTable, type RoundtripSummary, type Via } from '../roundtrip.js';
+import { roundtripRaw, roundtripStream, roundtripStreamRaw, roundtripTable, type RoundtripSummary, type Via } from '../roundtrip.js';
 import { readBytes } from './files.js';
 import { readChecked, readersDisagree, UsageError } from './input.js';
 import { HELP, JSON_OUTPUT, parseCommand, PROGRESS, type CommandSpec, type Values } from './options.js';
@@ -37,7 +37,8 @@ export const ROUNDTRIP: CommandSpec = {
   options: [
     { name: 'via', value: 'VIA', choices: ['array', 'stream', 'async'], default: 'array',
       help: 'array: each batch as its own ArrowDeviceArray; stream: all of them as one ArrowDeviceArrayStream (TS producer, ' +
-        'C consumer, C producer, TS reader); async: through the async device stream (the same four hops)' },
+        'C consumer, C producer, TS reader); async: through the async device stream (the same four hops). A file read by ' +
+        'this library\'s own reader travels as raw arrays, any type included' },
     { name: 'mode', value: 'MODE', choices: ['copy', 'view'], default: 'copy', help: 'import by copying out of wasm memory, or as views over it' },
     { name: 'device', value: 'TYPE[:ID]', expected: 'TYPE or TYPE:ID', default: 'cpu',
       help: 'export every batch onto this simulated device (cuda, cuda_host, opencl, vulkan, metal, vpi, rocm, rocm_host, ' +
@@ -115,10 +116,9 @@ function rawBytes(a: RawArray): number {
 }
 
 /**
- * The round trip of a file by the chosen reader and interface (see ROUNDTRIP).
- * --via array sends raw arrays when this library read the file; the streams
- * carry apache-arrow batches, so a file read by the own reader is converted
- * into them first (which works for every type apache-arrow can hold).
+ * The round trip of a file by the chosen reader and interface (see ROUNDTRIP):
+ * apache-arrow batches when apache-arrow read the file, raw arrays (every
+ * type) when this library did, through arrays and streams alike.
  */
 async function roundtripFile(acd: ArrowCDevice, args: Args, progress: Progress): Promise<Summary> {
   progress.step(`reading ${args.file}`);
@@ -135,16 +135,9 @@ async function roundtripFile(acd: ArrowCDevice, args: Args, progress: Progress):
   const through = (table: arrow.Table): Promise<Summary> | Summary => (args.via === 'array'
     ? roundtripTable(acd, table, args.file, args.mode, args.device, args.validate, roundtrip)
     : roundtripStream(acd, table, args.via, args.mode, { file: args.file, device: args.device, onBatch: roundtrip }));
-  const viaOwn = async (): Promise<Summary> => {
-    if (args.via === 'array') return roundtripRaw(acd, read.file, args.file, options, read.reader);
-    let table: arrow.Table;
-    try {
-      table = toArrowTable(read.file.schema, read.file.batches);
-    } catch (e) {
-      throw new UsageError(`${args.file}: --via ${args.via} carries apache-arrow batches, and this file has data apache-arrow cannot hold: ${(e as Error).message}`, { cause: e });
-    }
-    return { ...(await through(table)), reader: read.reader };
-  };
+  const viaOwn = async (): Promise<Summary> => (args.via === 'array'
+    ? roundtripRaw(acd, read.file, args.file, options, read.reader)
+    : roundtripStreamRaw(acd, read.file, args.via, args.mode, { file: args.file, device: args.device, validate: args.validate, reader: read.reader, onBatch: roundtrip }));
   // Integration JSON is always read by this library (apache-arrow's JSON reader is not used).
   if (args.reader === 'own' || read.reader === 'json') return viaOwn();
 

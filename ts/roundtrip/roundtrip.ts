@@ -170,7 +170,7 @@ export function roundtripRaw(acd: CoreRef, file: IntegrationFile, name: string, 
 const describeField = (f: Field) => `${f.name}: ${typeToString(f.type)}${f.nullable ? '' : ' not null'}`;
 
 /** The differences between the exported and the imported schema, as mismatches of column '(schema)'. */
-function schemaMismatches(expected: Field, found: Field, batch: number): Mismatch[] {
+export function schemaMismatches(expected: Field, found: Field, batch: number): Mismatch[] {
   const out: Mismatch[] = [];
   const mismatch = (what: string, e: string, f: string) => out.push({ batch, column: '(schema)', row: -1, expected: `${what}${e}`, found: f });
   if (!metadataEqual(expected.metadata, found.metadata)) mismatch('schema metadata ', show([...(expected.metadata ?? [])]), show([...(found.metadata ?? [])]));
@@ -185,7 +185,7 @@ function schemaMismatches(expected: Field, found: Field, batch: number): Mismatc
 }
 
 /** Column-by-column differences of two batches (struct raw arrays of the same schema). */
-function batchMismatches(expected: RawArray, found: RawArray, fields: readonly Field[], batch: number): Mismatch[] {
+export function batchMismatches(expected: RawArray, found: RawArray, fields: readonly Field[], batch: number): Mismatch[] {
   const out: Mismatch[] = [];
   if (expected.length !== found.length) {
     return [{ batch, column: '*', row: -1, expected: `${expected.length} rows`, found: `${found.length} rows` }];

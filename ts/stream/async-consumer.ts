@@ -2,69 +2,52 @@
 // out as an AsyncIterable or a ReadableStream, with back-pressure
 // (request(window) from on_schema, then request(1) per batch taken) and
 // extract_data called exactly once per task (NULL when the data is not
-// wanted). The stream may live in another module's memory ({ from }): the
-// calls that differ are in async-calls.ts.
+// wanted), each batch an apache-arrow batch or a raw array (async-extract.ts).
+// The stream may live in another module's memory ({ from }): the calls that
+// differ are in async-calls.ts.
 // Longer than 400 lines because its public members carry their reference
 // documentation (docs/api/ is generated from it), ownership included.
 
 import type * as arrow from 'apache-arrow';
 import type { ImportedSchema, Imported } from '../exchange/handles.js';
-import { toArrowSchema } from '../arrow-js/arrow-types.js';
 import type { CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
 import { asyncDispose, dispose } from '../abi/handles.js';
-import { checkOptions, optionKeys } from '../abi/option-keys.js';
+import { checkOptions } from '../abi/option-keys.js';
 import { ForeignModule } from '../foreign/module.js';
 import { decodeMetadataAt } from '../model/metadata.js';
 import { coreAsyncCalls, foreignAsyncCalls, type AsyncCalls } from './async-calls.js';
-import { extractTask } from './async-extract.js';
+import {
+  ASYNC_CONSUMER_OPTION_KEYS, batchReading, extractTask, type AsyncBatch, type AsyncConsumerOptions, type AsyncReading,
+} from './async-extract.js';
 import { failure } from './runtime.js';
-import { STREAM_IMPORT_OPTION_KEYS, type StreamImportOptions } from './pull.js';
-import type { Metadata } from '../model/types.js';
+import type { StreamImportOptions } from './reader.js';
+import type { Field, Metadata } from '../model/types.js';
 
 // WASI numbering, as in errors.ts: on_schema's answer after cancel.
 const ECANCELED = 11;
-
-/**
- * Options of `ArrowCDevice.asyncConsumer`: the import options of each batch, the module the handler lives in, and the window of credit.
- */
-export interface AsyncConsumerOptions extends Omit<StreamImportOptions, 'from'> {
-  /**
-   * The module whose producer will drive the handler (`acd.foreign()`; it needs a growable table and an allocator). The handler is then allocated in its memory, and its on_schema, on_next_task, on_error and release are our functions installed in its table, so that its own code calls them; the producer's request and cancel and each task's extract_data are called through its table. The schema and each batch are imported from it: copied (`mode: 'copy'`, the default) or viewed in its memory (`mode: 'view'`, until `release()`). The handler's release frees it and those slots.
-   */
-  from?: ForeignModule;
-  /** How many batches may be requested ahead of the ones taken (default 4). */
-  window?: number;
-}
-export const ASYNC_CONSUMER_OPTION_KEYS = optionKeys<AsyncConsumerOptions>()([...STREAM_IMPORT_OPTION_KEYS, 'window']);
 
 interface QueuedTask {
   task: number;
   metadata: Metadata | null;
 }
 
-/** One batch as it came: with the metadata of its on_next_task call. */
-export interface AsyncBatch {
-  /** The batch. */
-  batch: arrow.RecordBatch;
-  /** The metadata of its on_next_task call, or null. */
-  metadata: Metadata | null;
-}
-
 /**
- * A consumer of the async device stream: `handler` is the struct to give to a producer. Batches come out of `[Symbol.asyncIterator]`, `entries()` or `readable()`. Leaving a loop early cancels the producer; tasks that still arrive are extracted with NULL. Cancelled before on_schema (the producer cannot be called yet), the consumer answers on_schema with ECANCELED: the spec's way to refuse a stream, after which the producer calls release only.
+ * A consumer of the async device stream: `handler` is the struct to give to a producer. Batches come out of `[Symbol.asyncIterator]`, `entries()` or `readable()`. Leaving a loop early cancels the producer; tasks that still arrive are extracted with NULL. Cancelled before on_schema (the producer cannot be called yet), the consumer answers on_schema with ECANCELED: the spec's way to refuse a stream, after which the producer calls release only. `T`: apache-arrow batches (`acd.asyncConsumer()`), or raw arrays of any type (`acd.asyncRawConsumer()`, whose stream's schema may be of any type).
  *
- * Ownership: the caller owns the consumer and must `release()` it (or use `await using`). The handler itself is freed when the producer releases it (`done` resolves then); a handler no producer took is freed by `release()`. In view mode the batches stay valid until `release()`.
+ * Ownership: the caller owns the consumer and must `release()` it (or use `await using`). The handler itself is freed when the producer releases it (`done` resolves then); a handler no producer took is freed by `release()`. In view mode the batches (or raw arrays) stay valid until `release()`.
  */
-export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
+export class AsyncStreamConsumer<T = arrow.RecordBatch> implements AsyncIterable<T> {
   /** The address of the ArrowAsyncDeviceStreamHandler, to give to a producer. */
   readonly handler: number;
   /**
    * Resolves when the handler was released (by the producer, or by `release()` when no producer took it).
    */
   readonly done: Promise<void>;
-  /** The stream's schema, once on_schema came. */
+  /** The stream's schema for apache-arrow, once on_schema came (null for raw arrays: see field). */
   schema: arrow.Schema | null = null;
+  /** The stream's schema in the model, once on_schema came (a record batch's: a struct of its columns). */
+  field: Field | null = null;
   /** The producer's additional_metadata (copied in on_schema). */
   additionalMetadata: Metadata | null = null;
   /** The producer's device type (from on_schema). */
@@ -82,7 +65,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   private ended = false;
   private released = false;
   private cancelled = false;
-  private readonly handles: Imported<arrow.RecordBatch>[] = [];
+  private readonly handles: Imported<unknown>[] = [];
   private wake: (() => void) | null = null;
   private resolveDone!: () => void;
   private readonly window: bigint;
@@ -90,15 +73,17 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   private taken = 0;
 
   /**
-   * Made by `ArrowCDevice.asyncConsumer`.
+   * Made by `ArrowCDevice.asyncConsumer` (apache-arrow batches) or `ArrowCDevice.asyncRawConsumer` (raw arrays).
    *
    * Ownership: allocates the handler (in the core's memory, or in `options.from`'s); the caller owns the consumer and must `release()` it.
    * @param acd - the instance.
    * @param options - `window`, `from`, and the import options of each batch.
-   * @throws `ArrowCDeviceError` (EINVAL) for a window that is not a positive integer or a `from` that is not a ForeignModule.
+   * @param reading - how each batch is read: as an apache-arrow batch (the default) or as a raw array.
+   * @throws `ArrowCDeviceError` (EINVAL) for a window that is not a positive integer, a `from` that is not a ForeignModule, or an unknown option key.
    */
-  constructor(private readonly acd: CoreRef, options: AsyncConsumerOptions = {}) {
-    checkOptions('asyncConsumer', options, ASYNC_CONSUMER_OPTION_KEYS);
+  constructor(private readonly acd: CoreRef, options: AsyncConsumerOptions = {},
+    private readonly reading = batchReading as unknown as AsyncReading<T>) {
+    if (reading === batchReading as unknown as AsyncReading<T>) checkOptions('asyncConsumer', options, ASYNC_CONSUMER_OPTION_KEYS);
     const { window: _window, from, ...importOptions } = options;
     if (from !== undefined && !(from instanceof ForeignModule)) {
       throw new ArrowCDeviceError('from: expected a ForeignModule (acd.foreign()): the handler is installed in its table', EINVAL);
@@ -142,7 +127,8 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     }
     try {
       this.imported = calls.importSchema(schema); // moved (or copied and released): ours now
-      this.schema = toArrowSchema(this.imported.schema);
+      this.field = this.imported.field;
+      this.schema = this.reading.schemaOf(this.imported, this.importOptions);
       this.deviceType = s.i32('ArrowAsyncProducer', this.producer, 'device_type');
       const metadata = s.ptr('ArrowAsyncProducer', this.producer, 'additional_metadata');
       this.additionalMetadata = metadata === 0 ? null : decodeMetadataAt(calls.space, metadata, 'producer.additional_metadata');
@@ -280,10 +266,10 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
   }
 
   /** Extracts, checks and imports one queued task. */
-  private take(entry: QueuedTask): AsyncBatch {
-    const h = extractTask(this.acd, this.calls, entry.task, () => this.deviceType, () => this.importedSchema(), this.importOptions);
+  private take(entry: QueuedTask): AsyncBatch<T> {
+    const h = extractTask(this.acd, this.calls, entry.task, () => this.deviceType, () => this.importedSchema(), this.importOptions, this.reading);
     if ((this.importOptions.mode ?? 'copy') === 'view') this.handles.push(h);
-    return { batch: h.value, metadata: entry.metadata };
+    return { batch: this.reading.item(h.value), metadata: entry.metadata };
   }
 
   private importedSchema(): ImportedSchema {
@@ -293,7 +279,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
     return this.imported;
   }
 
-  private async nextEntry(): Promise<IteratorResult<AsyncBatch, undefined>> {
+  private async nextEntry(): Promise<IteratorResult<AsyncBatch<T>, undefined>> {
     for (;;) {
       const entry = this.queue.shift();
       if (entry !== undefined) {
@@ -302,7 +288,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
           this.calls.free(entry.task);
           continue;
         }
-        let value: AsyncBatch;
+        let value: AsyncBatch<T>;
         try {
           value = this.take(entry);
         } catch (e) {
@@ -334,8 +320,8 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
    *
    * Ownership: copy mode: JS memory; view mode: the consumer keeps each batch's C array until `release()`.
    */
-  entries(): AsyncIterableIterator<AsyncBatch> {
-    const it: AsyncIterableIterator<AsyncBatch> = {
+  entries(): AsyncIterableIterator<AsyncBatch<T>> {
+    const it: AsyncIterableIterator<AsyncBatch<T>> = {
       next: () => this.nextEntry(),
       return: async () => {
         this.cancel();
@@ -351,7 +337,7 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
    *
    * Ownership: copy mode: JS memory; view mode: the consumer keeps each batch's C array until `release()`.
    */
-  [Symbol.asyncIterator](): AsyncIterator<arrow.RecordBatch, undefined> {
+  [Symbol.asyncIterator](): AsyncIterator<T, undefined> {
     const entries = this.entries();
     return {
       next: async () => {
@@ -370,9 +356,9 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
    *
    * Ownership: as the iterator's.
    */
-  readable(): ReadableStream<arrow.RecordBatch> {
+  readable(): ReadableStream<T> {
     const it = this[Symbol.asyncIterator]();
-    return new ReadableStream<arrow.RecordBatch>({
+    return new ReadableStream<T>({
       pull: async (controller) => {
         const r = await it.next();
         if (r.done) controller.close();
@@ -389,8 +375,8 @@ export class AsyncStreamConsumer implements AsyncIterable<arrow.RecordBatch> {
    *
    * Ownership: as the iterator's.
    */
-  async readAll(): Promise<arrow.RecordBatch[]> {
-    const out: arrow.RecordBatch[] = [];
+  async readAll(): Promise<T[]> {
+    const out: T[] = [];
     for await (const b of this) out.push(b);
     return out;
   }

@@ -1,16 +1,69 @@
-// Taking one task of the async device stream out of the producer's hands, for
-// the TypeScript consumer (async-consumer.ts): extract_data into a fresh
-// ArrowDeviceArray (in the memory the stream lives in), checked (its code, a
-// live array, the producer's device type) and imported ({ from } the other
-// module when the stream is in its memory).
+// What the TypeScript consumer of the async device stream (async-consumer.ts)
+// is asked for and reads: its options, apache-arrow batches or raw arrays of
+// any type (an AsyncReading); and taking one task out of the producer's
+// hands: extract_data into a fresh ArrowDeviceArray (in the memory the stream
+// lives in), checked (its code, a live array, the producer's device type) and
+// imported ({ from } the other module when the stream is in its memory).
 
 import type * as arrow from 'apache-arrow';
-import type { CoreRef } from '../abi/core.js';
+import type { Core, CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, errnoName } from '../abi/errors.js';
-import { importDeviceBatch } from '../device/exchange.js';
+import { importDeviceBatch, importDeviceRaw } from '../device/exchange.js';
 import type { Imported, ImportedSchema } from '../exchange/handles.js';
+import type { RawImport } from '../exchange/options.js';
+import type { ForeignModule } from '../foreign/module.js';
+import type { RawArray } from '../model/raw.js';
+import type { Metadata } from '../model/types.js';
 import type { AsyncCalls } from './async-calls.js';
-import type { StreamImportOptions } from './pull.js';
+import { arrowStreamSchema, STREAM_IMPORT_OPTION_KEYS, type StreamImportOptions } from './reader.js';
+import { optionKeys } from '../abi/option-keys.js';
+
+/**
+ * Options of `ArrowCDevice.asyncConsumer`: the import options of each batch, the module the handler lives in, and the window of credit.
+ */
+export interface AsyncConsumerOptions extends Omit<StreamImportOptions, 'from'> {
+  /**
+   * The module whose producer will drive the handler (`acd.foreign()`; it needs a growable table and an allocator). The handler is then allocated in its memory, and its on_schema, on_next_task, on_error and release are our functions installed in its table, so that its own code calls them; the producer's request and cancel and each task's extract_data are called through its table. The schema and each batch are imported from it: copied (`mode: 'copy'`, the default) or viewed in its memory (`mode: 'view'`, until `release()`). The handler's release frees it and those slots.
+   */
+  from?: ForeignModule;
+  /** How many batches may be requested ahead of the ones taken (default 4). */
+  window?: number;
+}
+
+/** Options of `ArrowCDevice.asyncRawConsumer`: those of `asyncConsumer` but `convert` (a raw array keeps every type as it is). */
+export type AsyncRawConsumerOptions = Omit<AsyncConsumerOptions, 'convert'>;
+
+export const ASYNC_CONSUMER_OPTION_KEYS = optionKeys<AsyncConsumerOptions>()([...STREAM_IMPORT_OPTION_KEYS, 'window']);
+export const ASYNC_RAW_CONSUMER_OPTION_KEYS = optionKeys<AsyncRawConsumerOptions>()(['from', 'mode', 'inPlace', 'requestedSchema', 'validate', 'device', 'window']);
+
+/** One batch as it came (an apache-arrow batch, or a raw array): with the metadata of its on_next_task call. */
+export interface AsyncBatch<T = arrow.RecordBatch> {
+  /** The batch (or raw array). */
+  batch: T;
+  /** The metadata of its on_next_task call, or null. */
+  metadata: Metadata | null;
+}
+
+/** How a consumer reads the stream: its schema, and each batch as an item T (an apache-arrow batch or a raw array). */
+export interface AsyncReading<T> {
+  /** The stream's schema for apache-arrow (a record batch's: throws unless a struct), or null for raw arrays (any type). */
+  schemaOf(schema: ImportedSchema, options: StreamImportOptions): arrow.Schema | null;
+  /** Imports the CPU ArrowDeviceArray at out, with the stream's schema. */
+  importAt(core: Core, schema: ImportedSchema, out: number, options: StreamImportOptions): Imported<unknown>;
+  item(value: unknown): T;
+}
+
+export const batchReading: AsyncReading<arrow.RecordBatch> = {
+  schemaOf: (schema, options) => arrowStreamSchema(schema, options.convert ?? []),
+  importAt: (core, schema, out, options) => importDeviceBatch(core, schema, out, options),
+  item: (value) => value as arrow.RecordBatch,
+};
+
+export const rawReading: AsyncReading<RawArray> = {
+  schemaOf: () => null,
+  importAt: (core, schema, out, options) => importDeviceRaw(core, schema, out, options),
+  item: (value) => (value as RawImport).array,
+};
 
 /**
  * Extracts and imports one queued task: `task` is the consumer's copy of the
@@ -22,7 +75,8 @@ import type { StreamImportOptions } from './pull.js';
  */
 export function extractTask(
   acd: CoreRef, calls: AsyncCalls, task: number, deviceType: () => number, schema: () => ImportedSchema, options: StreamImportOptions,
-): Imported<arrow.RecordBatch> {
+  reading: AsyncReading<unknown>,
+): Imported<unknown> {
   const s = calls.space.structs;
   const out = calls.alloc(s.size('ArrowDeviceArray'));
   try {
@@ -51,7 +105,7 @@ export function extractTask(
     try {
       // From another module: copied out (its release called at once) or, in
       // view mode, moved within its memory; either way `out` is left released.
-      return importDeviceBatch(acd.core, schema(), out, { ...options, from: calls.from });
+      return reading.importAt(acd.core, schema(), out, { ...options, from: calls.from });
     } catch (e) {
       calls.releaseArray(arrayAt); // the import moved nothing: still ours
       throw e;

@@ -8,20 +8,19 @@
 // (ts/foreign/callbacks.ts), and the handler's callbacks, written by its own
 // code, are called through its table (checked at the trampoline).
 
-import type * as arrow from 'apache-arrow';
 import type { CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
 import { constants } from '../abi/generated/layout.js';
 import type { StructReader } from '../abi/structs.js';
-import { fromArrowData } from '../arrow-js/arrow-data.js';
 import { writeArrayInto, writeSchemaInto } from '../exchange/into.js';
 import type { InstalledCallback } from '../foreign/callbacks.js';
 import type { ForeignModule } from '../foreign/module.js';
 import { encodeMetadata } from '../model/metadata.js';
+import type { RawArray } from '../model/raw.js';
 import { writeSchema } from '../model/schema.js';
 import type { Field, Metadata } from '../model/types.js';
 import { freeProducer, makeProducer, makeTask } from './async-structs.js';
-import { writeDeviceBatch, type Device } from './batches.js';
+import { writeDeviceRaw, type Device } from './batches.js';
 import { failure, streamRuntime, type ProducerCallbacks } from './runtime.js';
 
 /** A producer's side of one async stream: its structs and its calls on the handler. */
@@ -37,11 +36,11 @@ export interface AsyncTarget {
   /** Releases what the consumer left of a schema (a NOP once moved out). */
   releaseSchema(ptr: number): void;
   /**
-   * A task owning batch, written as an ArrowDeviceArray on the stream's
+   * A task owning a batch (a raw array), written as an ArrowDeviceArray on the stream's
    * device: extract_data moves it out (or releases it for NULL), exactly
    * once, and calls onExtract. Valid until freeTask; the data outlives it.
    */
-  makeTask(batch: arrow.RecordBatch, field: Field, onExtract: (wanted: boolean) => void): number;
+  makeTask(raw: RawArray, field: Field, onExtract: (wanted: boolean) => void): number;
   /** Extracts with NULL a task the consumer did not take (its on_next_task threw); a NOP once extracted. */
   dropTask(task: number): void;
   /** A copy of metadata for a call (0 for none), freed by the caller. */
@@ -70,10 +69,10 @@ export function coreTarget(acd: CoreRef, device: Device): AsyncTarget {
     freeProducer: (producer) => freeProducer(core, producer),
     writeSchema: (ptr, field) => writeSchema(core, ptr, field),
     releaseSchema: (ptr) => { core.schemaRelease(ptr); },
-    makeTask: (batch, field, onExtract) => {
+    makeTask: (raw, field, onExtract) => {
       const data = core.alloc(core.structs.size('ArrowDeviceArray'));
       try {
-        writeDeviceBatch(acd, data, batch, field, device);
+        writeDeviceRaw(acd, data, raw, field, device);
       } catch (e) {
         core.free(data);
         throw e;
@@ -202,10 +201,10 @@ export function intoTarget(acd: CoreRef, into: ForeignModule, device: Device): A
     },
     writeSchema: (ptr, field) => writeSchemaInto(into, ptr, field),
     releaseSchema: (ptr) => { space.release('ArrowSchema', ptr); },
-    makeTask: (batch, field, onExtract) => {
+    makeTask: (raw, _field, onExtract) => {
       const data = allocator.alloc(deviceArraySize);
       try {
-        writeArrayInto(into, data + arrayOffset, fromArrowData(batch.data, field.type));
+        writeArrayInto(into, data + arrayOffset, raw);
       } catch (e) {
         allocator.free(data);
         throw e;

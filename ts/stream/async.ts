@@ -1,26 +1,34 @@
 // The async device stream (ArrowAsyncDeviceStreamHandler, ArrowAsyncProducer,
 // ArrowAsyncTask; experimental in the spec), produced in TypeScript:
-// produceAsync makes an async iterable or ReadableStream of batches drive any
-// consumer's handler: on_schema first, on_next_task only within the credit
-// given by request(n) and never from inside request (the work runs from a
-// microtask), on_next_task(NULL) at the end, on_error then release on a
-// failure, release only after cancel. The handler may be in another module's
+// produceAsync makes an async iterable or ReadableStream of batches (and
+// produceAsyncRaw one of raw arrays of any type) drive any consumer's
+// handler: on_schema first, on_next_task only within the credit given by
+// request(n) and never from inside request (the work runs from a microtask),
+// on_next_task(NULL) at the end, on_error then release on a failure, release
+// only after cancel. The handler may be in another module's
 // memory ({ into }): where the structs go and how the handler is called is
 // async-targets.ts. The consumer is in async-consumer.ts, the low-level
 // structs in async-structs.ts, the C producer and consumer in c-backed.ts;
 // all are re-exported here.
+// Longer than 400 lines because its public functions and types carry their
+// reference documentation (docs/api/ is generated from it), ownership included.
 
+import { checkOptions, optionKeys } from '../abi/option-keys.js';
 import * as arrow from 'apache-arrow';
 import type { CoreRef } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
 import type { ForeignModule } from '../foreign/module.js';
-import { checkOptions, optionKeys } from '../abi/option-keys.js';
 import { coreTarget, intoTarget, type AsyncTarget } from './async-targets.js';
-import { batchField, checkBatch, schemaField, sourceSchema, streamDevice, type Device, type DeviceSpec } from './batches.js';
+import {
+  asyncIteratorOf, batchField, batchToRaw, rawStreamField, rawToRaw, schemaField, sourceSchema, streamDevice,
+  type Device, type DeviceSpec, type ToRaw,
+} from './batches.js';
 import { failure, streamRuntime, type ProducerCallbacks, type StreamRuntime } from './runtime.js';
-import type { Field, Metadata } from '../model/types.js';
+import type { RawArray } from '../model/raw.js';
+import type { Field, Metadata, Schema } from '../model/types.js';
 
-export { AsyncStreamConsumer, type AsyncBatch, type AsyncConsumerOptions } from './async-consumer.js';
+export { AsyncStreamConsumer } from './async-consumer.js';
+export type { AsyncBatch, AsyncConsumerOptions, AsyncRawConsumerOptions } from './async-extract.js';
 export { disposeHandler, freeProducer, makeHandler, makeProducer, makeTask } from './async-structs.js';
 export { CAsyncConsumer, startCAsyncProducer, type CAsyncConsumerOptions } from './c-backed.js';
 
@@ -33,6 +41,9 @@ export type AsyncBatchSource =
   | Iterable<arrow.RecordBatch>
   | AsyncIterable<arrow.RecordBatch>
   | ReadableStream<arrow.RecordBatch>;
+
+/** What an async stream of raw arrays (any type of the spec) can be made from. */
+export type AsyncRawSource = Iterable<RawArray> | AsyncIterable<RawArray> | ReadableStream<RawArray>;
 
 // ---- producing ----------------------------------------------------------------------------
 
@@ -61,7 +72,36 @@ export interface ProduceAsyncOptions {
   into?: ForeignModule;
 }
 
+/** produceAsyncRaw's options: its schema is an argument of its own, and taskMetadata is given raw arrays. */
+export interface RawProduceAsyncOptions extends Omit<ProduceAsyncOptions, 'schema' | 'taskMetadata'> {
+  /** The metadata passed with each on_next_task, given the raw array and its index (valid during the call only). */
+  taskMetadata?: (batch: RawArray, index: number) => Metadata | null;
+}
+
 export const PRODUCE_ASYNC_OPTION_KEYS = optionKeys<ProduceAsyncOptions>()(['schema', 'device', 'additionalMetadata', 'taskMetadata', 'into']);
+export const RAW_PRODUCE_ASYNC_OPTION_KEYS = optionKeys<RawProduceAsyncOptions>()(['device', 'additionalMetadata', 'taskMetadata', 'into']);
+
+/** What the producer needs of its options, whatever its items. */
+interface ProducerOptions<T> extends Omit<RawProduceAsyncOptions, 'taskMetadata'> {
+  taskMetadata?: (batch: T, index: number) => Metadata | null;
+}
+
+/** How a producer learns its stream's field: reading ahead one item when it must (that item is then sent first). */
+type OpenField<T> = (iterator: AsyncIterator<T>) => Promise<{ field: Field; first: T | null }>;
+
+/** An apache-arrow source's field: options.schema, else the first batch's, else the source's own. */
+function batchSourceField(source: AsyncBatchSource, schema: arrow.Schema | undefined): OpenField<arrow.RecordBatch> {
+  return async (iterator) => {
+    let first: arrow.RecordBatch | null = null;
+    if (schema === undefined) {
+      const r = await iterator.next();
+      first = r.done ? null : r.value;
+    }
+    const known = schema ?? (source instanceof arrow.RecordBatchReader ? source.schema ?? undefined : sourceSchema(source));
+    if (first === null && known === undefined) throw new ArrowCDeviceError('source: it has no batch and no schema; pass options.schema', EINVAL);
+    return { field: first !== null ? batchField(first) : schemaField(known!), first };
+  };
+}
 
 /**
  * What a producer did, for tests and summaries. JSON-safe: JSON.stringify
@@ -83,35 +123,6 @@ export interface ProducerStats {
   error: ArrowCDeviceError | null;
 }
 
-function asyncIteratorOf(source: AsyncBatchSource): AsyncIterator<arrow.RecordBatch> {
-  if (source instanceof arrow.Table) return toAsync(source.batches[Symbol.iterator]());
-  if (typeof ReadableStream !== 'undefined' && source instanceof ReadableStream) {
-    const reader = source.getReader();
-    return {
-      next: async () => {
-        const r = await reader.read();
-        return r.done ? { done: true, value: undefined } : { done: false, value: r.value };
-      },
-      return: async () => {
-        await reader.cancel();
-        reader.releaseLock();
-        return { done: true, value: undefined };
-      },
-    };
-  }
-  const s = source as Partial<AsyncIterable<arrow.RecordBatch> & Iterable<arrow.RecordBatch>>;
-  if (typeof s[Symbol.asyncIterator] === 'function') return s[Symbol.asyncIterator]!();
-  if (typeof s[Symbol.iterator] === 'function') return toAsync(s[Symbol.iterator]!());
-  throw new ArrowCDeviceError('source: expected a Table, a RecordBatchReader, a ReadableStream or an (async) iterable of RecordBatches', EINVAL);
-}
-
-function toAsync<T>(it: Iterator<T>): AsyncIterator<T> {
-  return {
-    next: async () => it.next(),
-    return: async () => it.return?.() ?? { done: true, value: undefined },
-  };
-}
-
 /**
  * Drives the consumer's handler at `handler` from `source`. Before returning it sets `handler->producer`; everything else happens later, from microtasks. The returned promise resolves once the handler was released (with the producer's stats); it does not reject: failures go to on_error, and so does what a handler callback throws (a trap, a foreign exception: named after the callback; after on_error, release only).
  *
@@ -125,7 +136,30 @@ function toAsync<T>(it: Iterator<T>): AsyncIterator<T> {
  */
 export function produceAsync(acd: CoreRef, handler: number, source: AsyncBatchSource, options: ProduceAsyncOptions = {}): Production {
   checkOptions('produceAsync', options, PRODUCE_ASYNC_OPTION_KEYS);
-  const p = new AsyncProducer(acd, handler, source, options);
+  const iterator = asyncIteratorOf<arrow.RecordBatch>(source, 'a Table, a RecordBatchReader, a ReadableStream or an (async) iterable of RecordBatches');
+  return production(new AsyncProducer(acd, handler, iterator, batchSourceField(source, options.schema), batchToRaw, options));
+}
+
+/**
+ * Like `produceAsync`, over raw arrays of any type of the spec (run-end encoded and list views included): every raw array must be of the stream's type (else on_error with EINVAL). The function form of `ArrowCDevice.produceAsyncRaw`.
+ *
+ * Ownership: as `produceAsync`: borrows the handler until the producer calls its `release` (the handler's owner frees it then); the producer, its tasks and the arrays it hands out are freed as the consumer releases them; nothing is left for the caller to release.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param handler - the address of a struct ArrowAsyncDeviceStreamHandler.
+ * @param schema - the stream's schema: a Schema (a record batch's struct of its fields) or any Field.
+ * @param source - the raw arrays: an (async) iterable or a ReadableStream.
+ * @param options - `device`, `additionalMetadata`, `taskMetadata`, `into`.
+ * @returns a promise of the final stats, with the live `stats` and `done` on it.
+ * @throws `ArrowCDeviceError` (EINVAL) for an unknown option key.
+ */
+export function produceAsyncRaw(acd: CoreRef, handler: number, schema: Schema | Field, source: AsyncRawSource, options: RawProduceAsyncOptions = {}): Production {
+  checkOptions('produceAsyncRaw', options, RAW_PRODUCE_ASYNC_OPTION_KEYS);
+  const field = rawStreamField(schema);
+  const iterator = asyncIteratorOf<RawArray>(source, 'a ReadableStream or an (async) iterable of raw arrays');
+  return production(new AsyncProducer(acd, handler, iterator, async () => ({ field, first: null }), rawToRaw, options));
+}
+
+function production<T>(p: AsyncProducer<T>): Production {
   // The promise itself is what `await produceAsync(...)` gives: the final stats.
   return Object.assign(p.done.then((stats) => stats), { done: p.done, stats: p.stats });
 }
@@ -141,13 +175,13 @@ function jsonSafe(stats: ProducerStats): ProducerStats {
   Object.defineProperty(stats, 'toJSON', {
     value: () => ({
       ...stats, requested: stats.requested.toString(),
-      error: stats.error === null ? null : stats.error.toJSON(),
+      error: stats.error === null ? null : { name: stats.error.name, code: stats.error.code, message: stats.error.message },
     }),
   });
   return stats;
 }
 
-class AsyncProducer implements ProducerCallbacks {
+class AsyncProducer<T> implements ProducerCallbacks {
   readonly stats: ProducerStats = jsonSafe({ requested: 0n, tasks: 0, extracted: 0, discarded: 0, cancelled: false, error: null });
   readonly done: Promise<ProducerStats>;
   private resolve!: (s: ProducerStats) => void;
@@ -155,9 +189,9 @@ class AsyncProducer implements ProducerCallbacks {
   private readonly rt: StreamRuntime;
   private readonly device: Device;
   private readonly producer: number;
-  private iterator: AsyncIterator<arrow.RecordBatch> | null = null;
+  private iterator: AsyncIterator<T> | null;
   private field: Field | null = null;
-  private first: arrow.RecordBatch | null = null;
+  private first: T | null = null;
   private credit = 0n;
   private pendingError: ArrowCDeviceError | null = null;
   private running = false;
@@ -166,15 +200,15 @@ class AsyncProducer implements ProducerCallbacks {
   /** The handler callback called last (on_error: a throw is followed by release only). */
   private lastCall: 'on_schema' | 'on_next_task' | 'on_error' | 'release' | null = null;
 
-  constructor(private readonly acd: CoreRef, private readonly handler: number, private readonly source: AsyncBatchSource,
-    private readonly options: ProduceAsyncOptions) {
+  constructor(acd: CoreRef, private readonly handler: number, iterator: AsyncIterator<T>,
+    private readonly openField: OpenField<T>, private readonly toRaw: ToRaw<T>, private readonly options: ProducerOptions<T>) {
     this.rt = streamRuntime(acd.core);
     this.done = new Promise((r) => { this.resolve = r; });
     this.device = streamDevice(options.device);
     this.target = options.into === undefined ? coreTarget(acd, this.device) : intoTarget(acd, options.into, this.device);
     const s = this.target.structs;
     s.checkRange(handler, s.size('ArrowAsyncDeviceStreamHandler'), options.into === undefined ? 'handler' : `${options.into.name}: handler`);
-    this.iterator = asyncIteratorOf(source); // a bad source throws here, before the handler is touched
+    this.iterator = iterator; // a bad source threw before this, before the handler is touched
     this.producer = this.target.makeProducer(this.device.type, options.additionalMetadata ?? null, this);
     // Populated before any callback, as the spec requires.
     s.setPtr('ArrowAsyncDeviceStreamHandler', handler, 'producer', this.producer);
@@ -269,18 +303,9 @@ class AsyncProducer implements ProducerCallbacks {
   }
 
   private async sendSchema(): Promise<boolean> {
-    const known = this.options.schema ?? (this.source instanceof arrow.RecordBatchReader ? undefined : sourceSchema(this.source));
-    if (this.options.schema === undefined) {
-      const r = await this.iterator!.next();
-      this.first = r.done ? null : r.value;
-    }
-    const readerSchema = this.source instanceof arrow.RecordBatchReader ? this.source.schema ?? undefined : undefined;
-    const schema = known ?? readerSchema;
-    if (this.first === null && schema === undefined) {
-      this.fail(new ArrowCDeviceError('source: it has no batch and no schema; pass options.schema', EINVAL));
-      return false;
-    }
-    this.field = this.first !== null ? batchField(this.first) : schemaField(schema!);
+    const { field, first } = await this.openField(this.iterator!);
+    this.field = field;
+    this.first = first;
     const t = this.target;
     const ptr = t.alloc(t.structs.size('ArrowSchema'));
     let code: number;
@@ -298,7 +323,7 @@ class AsyncProducer implements ProducerCallbacks {
     return true;
   }
 
-  private async take(): Promise<arrow.RecordBatch | null> {
+  private async take(): Promise<T | null> {
     if (this.first !== null) {
       const b = this.first;
       this.first = null;
@@ -313,10 +338,11 @@ class AsyncProducer implements ProducerCallbacks {
   }
 
   /** Exports batch into a task and hands it over; false when the stream is over. */
-  private sendTask(batch: arrow.RecordBatch): boolean {
+  private sendTask(batch: T): boolean {
     const t = this.target;
+    let raw: RawArray;
     try {
-      checkBatch(this.field!, batch);
+      raw = this.toRaw(batch, this.field!);
     } catch (e) {
       const f = failure(e);
       throw new ArrowCDeviceError(`batch ${this.index}: ${f.message}`, f.errno, f.details);
@@ -324,7 +350,7 @@ class AsyncProducer implements ProducerCallbacks {
     const metadata = t.metadata(this.options.taskMetadata?.(batch, this.index) ?? null);
     let task: number;
     try {
-      task = t.makeTask(batch, this.field!, (wanted: boolean) => { if (wanted) this.stats.extracted++; else this.stats.discarded++; });
+      task = t.makeTask(raw, this.field!, (wanted: boolean) => { if (wanted) this.stats.extracted++; else this.stats.discarded++; });
     } catch (e) {
       if (metadata !== 0) t.free(metadata);
       throw e;

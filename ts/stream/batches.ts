@@ -1,17 +1,19 @@
 // What the TypeScript producers of streams share: the stream's schema from a
-// source of apache-arrow batches, the check that every batch has it, the
-// device a stream is on, and writing one batch into an ArrowArray or an
+// source of apache-arrow batches or raw arrays, the check that every batch
+// has it (each turned into the raw array that is written), the device a
+// stream is on, and writing one batch into an ArrowArray or an
 // ArrowDeviceArray on that device.
 
 import * as arrow from 'apache-arrow';
 import type { CoreRef } from '../abi/core.js';
-import { exportDeviceBatch } from '../device/exchange.js';
+import { exportDeviceRaw } from '../device/exchange.js';
 import { fromArrowBatch, fromArrowSchema } from '../arrow-js/arrow-types.js';
+import { fromArrowData } from '../arrow-js/arrow-data.js';
 import { parseDevice, type Device, type DeviceSpec } from '../device/device.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
-import { writeArray } from '../arrow-js/export.js';
 import { constants } from '../abi/generated/layout.js';
-import { fieldsEqual, recordBatchField, typeToString, type Field } from '../model/types.js';
+import { writeRaw, type RawArray } from '../model/raw.js';
+import { fieldsEqual, recordBatchField, typesEqual, typeToString, type Field, type Schema } from '../model/types.js';
 
 export type { Device, DeviceSpec };
 
@@ -47,22 +49,53 @@ export function sourceSchema(source: unknown): arrow.Schema | undefined {
   return undefined;
 }
 
+/** The field of a raw stream: a schema's record batch struct, or any field as it is. */
+export function rawStreamField(schema: Schema | Field): Field {
+  if (typeof schema !== 'object' || schema === null || (!('fields' in schema) && !('type' in schema))) {
+    throw new TypeError('schema: expected the model\'s Schema ({ fields, metadata }) or Field ({ name, type, nullable, metadata })');
+  }
+  return 'fields' in schema ? recordBatchField(schema) : schema;
+}
+
+/** Throws EINVAL unless raw is a raw array of the stream's type. */
+export function checkRaw(stream: Field, raw: RawArray): void {
+  if (typeof raw !== 'object' || raw === null || typeof raw.type !== 'object' || !Array.isArray(raw.buffers)) {
+    throw new ArrowCDeviceError('expected a raw array ({ type, length, nullCount, offset, buffers, children, dictionary })', EINVAL);
+  }
+  if (!typesEqual(raw.type, stream.type)) {
+    throw new ArrowCDeviceError(`its type ${typeToString(raw.type)} is not the stream's ${typeToString(stream.type)}`, EINVAL);
+  }
+}
+
+/** Checks an item of a stream's source against the stream's field and gives the raw array to write. */
+export type ToRaw<T> = (item: T, field: Field) => RawArray;
+
+export const batchToRaw: ToRaw<arrow.RecordBatch> = (batch, field) => {
+  checkBatch(field, batch);
+  return fromArrowData(batch.data, field.type);
+};
+
+export const rawToRaw: ToRaw<RawArray> = (raw, field) => {
+  checkRaw(field, raw);
+  return raw;
+};
+
 /**
- * Writes batch (with the stream's field) into the ArrowDeviceArray at out on
- * `device`. On failure out is released. The CPU is written directly; other
- * devices go through the core's device export (`exportDeviceBatch(batch,
- * { device })`: buffers copied onto the device, a sync event recorded), whose
- * array is moved into out.
+ * Writes a raw array (with the stream's field) into the ArrowDeviceArray at
+ * out on `device`. On failure out is released. The CPU is written directly;
+ * other devices go through the core's device export (`exportDeviceRaw(field,
+ * raw, { device })`: buffers copied onto the device, a sync event recorded),
+ * whose array is moved into out.
  */
-export function writeDeviceBatch(acd: CoreRef, out: number, batch: arrow.RecordBatch, field: Field, device: Device): void {
+export function writeDeviceRaw(acd: CoreRef, out: number, raw: RawArray, field: Field, device: Device): void {
   const core = acd.core;
   const s = core.structs;
   if (device.type === constants.ARROW_DEVICE_CPU) {
-    writeArray(core, out + s.offsetOf('ArrowDeviceArray', 'array'), batch.data, field.type);
+    writeRaw(core, out + s.offsetOf('ArrowDeviceArray', 'array'), raw);
     core.deviceArrayInitDevice(out, constants.ARROW_DEVICE_CPU, -1);
     return;
   }
-  const exported = exportDeviceBatch(acd.core, batch, { device });
+  const exported = exportDeviceRaw(acd.core, field, raw, { device });
   try {
     const type = s.i32('ArrowDeviceArray', exported.array, 'device_type');
     const id = s.i64('ArrowDeviceArray', exported.array, 'device_id');
@@ -75,9 +108,14 @@ export function writeDeviceBatch(acd: CoreRef, out: number, batch: arrow.RecordB
   }
 }
 
-/** Writes batch into the ArrowArray at out (CPU). On failure out is released. */
-export function writePlainBatch(acd: CoreRef, out: number, batch: arrow.RecordBatch, field: Field): void {
-  writeArray(acd.core, out, batch.data, field.type);
+/** Like writeDeviceRaw, for an apache-arrow batch. */
+export function writeDeviceBatch(acd: CoreRef, out: number, batch: arrow.RecordBatch, field: Field, device: Device): void {
+  writeDeviceRaw(acd, out, fromArrowData(batch.data, field.type), field, device);
+}
+
+/** Writes a raw array into the ArrowArray at out (CPU). On failure out is released. */
+export function writePlainBatch(acd: CoreRef, out: number, raw: RawArray): void {
+  writeRaw(acd.core, out, raw);
 }
 
 /** Marks the array at out released: the end of a stream. */
@@ -85,4 +123,34 @@ export function markEnd(acd: CoreRef, out: number, device: boolean): void {
   const s = acd.core.structs;
   const at = device ? out + s.offsetOf('ArrowDeviceArray', 'array') : out;
   s.setPtr('ArrowArray', at, 'release', 0);
+}
+
+/** An async iterator over a source of an async stream: a Table's batches, a ReadableStream, an (async) iterable. */
+export function asyncIteratorOf<T>(source: unknown, expected: string): AsyncIterator<T> {
+  if (source instanceof arrow.Table) return toAsync(source.batches[Symbol.iterator]() as Iterator<T>);
+  if (typeof ReadableStream !== 'undefined' && source instanceof ReadableStream) {
+    const reader = (source as ReadableStream<T>).getReader();
+    return {
+      next: async () => {
+        const r = await reader.read();
+        return r.done ? { done: true, value: undefined } : { done: false, value: r.value };
+      },
+      return: async () => {
+        await reader.cancel();
+        reader.releaseLock();
+        return { done: true, value: undefined };
+      },
+    };
+  }
+  const s = (source ?? {}) as Partial<AsyncIterable<T> & Iterable<T>>;
+  if (typeof s[Symbol.asyncIterator] === 'function') return s[Symbol.asyncIterator]!();
+  if (typeof s[Symbol.iterator] === 'function') return toAsync(s[Symbol.iterator]!());
+  throw new ArrowCDeviceError(`source: expected ${expected}`, EINVAL);
+}
+
+function toAsync<T>(it: Iterator<T>): AsyncIterator<T> {
+  return {
+    next: async () => it.next(),
+    return: async () => it.return?.() ?? { done: true, value: undefined },
+  };
 }

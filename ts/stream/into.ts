@@ -5,15 +5,14 @@
 // out struct the consumer passes, in its memory (ts/exchange/into.ts), CPU
 // arrays only; get_last_error's message is a string there too.
 
-import type * as arrow from 'apache-arrow';
 import { ArrowCDeviceError, ENOSYS } from '../abi/errors.js';
 import { constants } from '../abi/generated/layout.js';
-import { fromArrowData } from '../arrow-js/arrow-data.js';
 import type { Device } from '../device/device.js';
 import { writeArrayInto, writeSchemaInto } from '../exchange/into.js';
 import type { ForeignModule } from '../foreign/module.js';
-import type { Field } from '../model/types.js';
-import type { PullProducer, PullSink } from './producer.js';
+import type { RawArray } from '../model/raw.js';
+import type { PullSink } from './producer.js';
+import type { PullCallbacks } from './runtime.js';
 import { STREAM_STRUCT, type StreamKind } from './pull-calls.js';
 
 /** Another module's memory as a PullSink. */
@@ -23,8 +22,8 @@ export function intoSink(into: ForeignModule, kind: StreamKind): PullSink {
   const arrayOf = (out: number) => (kind === 'device' ? out + s.offsetOf('ArrowDeviceArray', 'array') : out);
   return {
     writeSchema: (out, field) => writeSchemaInto(into, out, field),
-    writeBatch: (out: number, batch: arrow.RecordBatch, field: Field) => {
-      writeArrayInto(into, arrayOf(out), fromArrowData(batch.data, field.type));
+    writeBatch: (out: number, raw: RawArray) => {
+      writeArrayInto(into, arrayOf(out), raw);
       if (kind === 'device') {
         s.setI64('ArrowDeviceArray', out, 'device_id', -1);
         space.view.setInt32(out + s.offsetOf('ArrowDeviceArray', 'device_type'), constants.ARROW_DEVICE_CPU, true);
@@ -46,7 +45,7 @@ export function intoSink(into: ForeignModule, kind: StreamKind): PullSink {
  * Makes the stream struct in the module's memory over producer and returns
  * its address; the callbacks' table slots are freed by its release.
  */
-export function exportStreamInto(into: ForeignModule, kind: StreamKind, device: Device, producer: PullProducer): number {
+export function exportStreamInto(into: ForeignModule, kind: StreamKind, device: Device, producer: PullCallbacks): number {
   if (device.type !== constants.ARROW_DEVICE_CPU) {
     throw new ArrowCDeviceError(`device: ${device.name}: a stream into ${into.name} carries CPU arrays in its memory; the simulated devices are the core's`, ENOSYS);
   }

@@ -1,22 +1,27 @@
 // The TypeScript producer of a pull stream over a sync source of
-// apache-arrow batches: get_schema, get_next (one batch of read-ahead for the
-// schema, every batch checked against it), get_last_error and release, as
-// callbacks that write through a PullSink, into the core's memory
-// (ts/stream/pull.ts) or another module's (ts/stream/into.ts).
+// apache-arrow batches (one batch of read-ahead for the schema) or of raw
+// arrays (the schema given): get_schema, get_next (every batch checked
+// against the schema), get_last_error and release, as callbacks that write
+// through a PullSink, into the core's memory (ts/stream/pull.ts) or another
+// module's (ts/stream/into.ts).
 
 import * as arrow from 'apache-arrow';
 import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
+import type { RawArray } from '../model/raw.js';
 import type { Field } from '../model/types.js';
-import { batchField, checkBatch, schemaField, sourceSchema } from './batches.js';
+import { batchField, schemaField, sourceSchema, type ToRaw } from './batches.js';
 import { failure, type PullCallbacks } from './runtime.js';
 
 /** What a pull stream can be made from: a Table, a sync RecordBatchReader or any iterable of batches. */
 export type SyncBatchSource = arrow.Table | arrow.RecordBatchReader | Iterable<arrow.RecordBatch>;
 
+/** What a pull stream of raw arrays can be made from: an array, a generator, any iterable. */
+export type SyncRawSource = Iterable<RawArray>;
+
 /** Where a TS producer writes what get_schema and get_next give, and keeps get_last_error's message. */
 export interface PullSink {
   writeSchema(out: number, field: Field): void;
-  writeBatch(out: number, batch: arrow.RecordBatch, field: Field): void;
+  writeBatch(out: number, raw: RawArray, field: Field): void;
   /** Marks the array at out released: the end of the stream. */
   markEnd(out: number): void;
   /** A NUL-terminated copy of message where the consumer reads it; freed with free(). */
@@ -44,16 +49,24 @@ export function openSource(source: SyncBatchSource, schema: arrow.Schema | undef
   return { iterator, first: r === undefined ? null : first, field: first !== null ? batchField(first) : schemaField(known!) };
 }
 
-/** The callbacks of a stream made in TypeScript over a sync source. */
-export class PullProducer implements PullCallbacks {
+/** An iterator over a sync source of raw arrays (the schema is given). */
+export function openRawSource(source: SyncRawSource): Iterator<RawArray> {
+  if (typeof (source as Partial<Iterable<unknown>> | null)?.[Symbol.iterator] !== 'function') {
+    throw new ArrowCDeviceError('source: expected an iterable of raw arrays', EINVAL);
+  }
+  return source[Symbol.iterator]();
+}
+
+/** The callbacks of a stream made in TypeScript over a sync source of items T (apache-arrow batches or raw arrays). */
+export class PullProducer<T = unknown> implements PullCallbacks {
   private errorPtr = 0;
   private failed: { errno: number; message: string } | null = null;
   private ended = false;
   private index = 0;
-  private pending: arrow.RecordBatch | null;
+  private pending: T | null;
 
   constructor(private readonly sink: PullSink, readonly field: Field,
-    private readonly iterator: Iterator<arrow.RecordBatch>, first: arrow.RecordBatch | null) {
+    private readonly iterator: Iterator<T>, first: T | null, private readonly toRaw: ToRaw<T>) {
     this.pending = first;
   }
 
@@ -73,10 +86,9 @@ export class PullProducer implements PullCallbacks {
     if (this.failed !== null) return this.setError(this.failed);
     this.sink.markEnd(out);
     try {
-      const batch = this.take();
-      if (batch === null) return 0; // the end: a released array and 0
-      checkBatch(this.field, batch);
-      this.sink.writeBatch(out, batch, this.field);
+      const item = this.take();
+      if (item === null) return 0; // the end: a released array and 0
+      this.sink.writeBatch(out, this.toRaw(item, this.field), this.field);
       this.index++;
       return 0;
     } catch (e) {
@@ -99,7 +111,7 @@ export class PullProducer implements PullCallbacks {
     }
   }
 
-  private take(): arrow.RecordBatch | null {
+  private take(): T | null {
     if (this.ended) return null;
     if (this.pending !== null) {
       const b = this.pending;

@@ -11,7 +11,7 @@ import type { IntegrationFile } from '../json/read.js';
 import type { RawArray } from '../../model/raw.js';
 import type { DataType } from '../../model/types.js';
 import { BodyReader } from './body.js';
-import { concatRaw } from './concat.js';
+import { concatRaw } from '../../model/concat.js';
 import { FlatBuffer, type Table } from './flatbuffers.js';
 import { readSchema, type IpcSchema } from './schema.js';
 
