@@ -27,6 +27,7 @@ export type { ForeignSource } from './exchange/options.js';
 export { ARROW_C_ARRAY, ARROW_C_DEVICE_ARRAY, ARROW_C_DEVICE_STREAM, ARROW_C_SCHEMA, ARROW_C_STREAM, type ArrowCDescriptor, type ArrowCProvider } from './exchange/protocol.js';
 export { ArrowCDeviceError, EBUSY, EINVAL, EIO, ENODEV, ENOMEM, ENOSYS, EOVERFLOW, ERANGE, errnoName } from './abi/errors.js';
 export type { ArrowCDeviceErrorJSON, ErrnoName, ErrorDetails, ErrorLayout, ErrorLevel } from './abi/errors.js';
+// The type model: a constructor per type of the spec, fields, schemas, equality (pure functions).
 export * as types from './model/types.js';
 export type { DataType, Field, Metadata, Schema, TimeUnit } from './model/types.js';
 export { ARROW_FLAG_DICTIONARY_ORDERED, ARROW_FLAG_MAP_KEYS_SORTED, ARROW_FLAG_NULLABLE, formatOf, parseFormat, typeFromFormat } from './model/format.js';
@@ -39,12 +40,27 @@ import { ArrowCDevice } from './api.js';
 import type { LoadOptions } from './abi/core.js';
 import type { AttachOptions } from './abi/attach.js';
 
-/** Loads a new instance of the wasm core. */
+/**
+ * Loads a new instance of the wasm core, with its own memory: the same as `ArrowCDevice.load`.
+ *
+ * Ownership: the instance lives as long as the caller keeps it; it has nothing to release.
+ * @param options - the wasm binary, when the caller supplies it.
+ * @returns the facade over the new instance.
+ */
 export function load(options?: LoadOptions): Promise<ArrowCDevice> {
   return ArrowCDevice.load(options);
 }
 
-/** Linked mode: the facade over an Emscripten module that linked the core's static library (see ArrowCDevice.attach). */
+/**
+ * Linked mode: the facade over an Emscripten module that linked the core's static library (see
+ * `ArrowCDevice.attach`).
+ *
+ * Ownership: borrows the module; nothing to release.
+ * @param module - what the module's factory resolved to.
+ * @param options - the module's wasm binary, when the factory was not given it.
+ * @returns the facade over the module's memory.
+ * @throws `ArrowCDeviceError` (EINVAL) naming a missing link flag or binding.
+ */
 export function attach(module: object, options?: AttachOptions): ArrowCDevice {
   return ArrowCDevice.attach(module, options);
 }
@@ -55,7 +71,7 @@ export {
   importArrayStream, importDeviceArrayStream, importRawArrayStream, importRawDeviceArrayStream,
 } from './stream/pull.js';
 export type {
-  RawStreamExportOptions, RawStreamImportOptions, StreamExportOptions, StreamImportOptions, StreamKind, SyncBatchSource, SyncRawSource,
+  PullReader, RawStreamExportOptions, RawStreamImportOptions, StreamExportOptions, StreamImportOptions, StreamKind, SyncBatchSource, SyncRawSource,
 } from './stream/pull.js';
 export { AsyncStreamConsumer, disposeHandler, freeProducer, makeHandler, makeProducer, makeTask, produceAsync, produceAsyncRaw } from './stream/async.js';
 export type {
@@ -66,3 +82,4 @@ export { BatchList, CAsyncConsumer, CBatchSource, cStream, drainStream, startCAs
 export type { CAsyncConsumerOptions, GeneratorOptions } from './stream/c-backed.js';
 export { streamRuntime } from './stream/runtime.js';
 export type { Mismatch } from './arrow-js/compare.js';
+export type { Handle } from './abi/handles.js';

@@ -14,8 +14,20 @@ import { StructReader } from './structs.js';
 
 /** How memory is allocated and freed in a space. */
 export interface Allocator {
-  /** size zeroed bytes; throws ArrowCDeviceError when out of memory. */
+  /**
+   * Allocates `size` zeroed bytes.
+   *
+   * Ownership: the caller owns the block and must `free` it.
+   * @throws `ArrowCDeviceError` (ENOMEM) when out of memory.
+   * @param size - how many bytes.
+   */
   alloc(size: number): number;
+  /**
+   * Frees a block `alloc` returned.
+   *
+   * Ownership: ends the caller's ownership of the block.
+   * @param ptr - the block's address.
+   */
   free(ptr: number): void;
 }
 
@@ -25,12 +37,21 @@ export interface FunctionTable {
    * Emscripten's signature of the function at index ('vi', 'iii', 'vij',
    * ...), '?' for a function whose signature only a call can check (another
    * module's), or null when there is none.
+   *
+   * Ownership: reads; nothing to release.
+   * @param index - the table index (the function pointer).
    */
   signatureOf(index: number): string | null;
   /**
    * Calls the function at index with args after checking that it exists and
    * has `signature`: a function pointer of another kind is an error, never a
    * call (a wasm call_indirect would trap).
+   *
+   * Ownership: whatever the called function's contract says; the check itself holds nothing.
+   * @param index - the table index (the function pointer).
+   * @param signature - Emscripten's signature (`vi`, `iii`, ...).
+   * @param args - the arguments.
+   * @param what - what is called, for messages.
    */
   call(index: number, signature: string, args: readonly (number | bigint)[], what: string): unknown;
 }
@@ -38,12 +59,17 @@ export interface FunctionTable {
 /** The structs whose first-class release callback a space can call. */
 export type ReleasableStruct = 'ArrowSchema' | 'ArrowArray' | 'ArrowDeviceArray' | 'ArrowArrayStream' | 'ArrowDeviceArrayStream';
 
+/**
+ * What a pointer means: the bytes it indexes, the struct layout there (wasm32 or LP64), how function pointers are called and how memory is allocated. The core's memory, another module's and a fixture image are each one; the readers (`readField`, `readRaw`) take a space.
+ */
 export interface AddressSpace {
   /** For messages: 'core', 'image (LP64)', ... */
   readonly name: string;
+  /** The struct layout of this space (wasm32 or LP64). */
   readonly layout: Layout;
   /** The bytes, address 0 first (a new view after the memory grew). */
   readonly bytes: Uint8Array;
+  /** A DataView over `bytes`. */
   readonly view: DataView;
   /** ABI structs in this space, read and written through the layout tables, bounds-checked. */
   readonly structs: StructReader;
@@ -52,9 +78,12 @@ export interface AddressSpace {
   /** null: nothing can be allocated here (an image). */
   readonly allocator: Allocator | null;
   /**
-   * Calls the release callback of the struct at ptr unless it is released
-   * already; returns 0 or an errno code (a callback that cannot be called is
-   * EINVAL and is not called). Throws ENOSYS in a space without a table.
+   * Calls the release callback of the struct at `ptr` unless it is released already; returns 0 or an errno code (a callback that cannot be called is EINVAL and is not called).
+   *
+   * Ownership: takes the caller's ownership of the struct: afterwards it is released (marked so, when its callback could not be called).
+   * @throws `ArrowCDeviceError` (ENOSYS) in a space without a table.
+   * @param struct - which struct it is.
+   * @param ptr - the struct's address.
    */
   release(struct: ReleasableStruct, ptr: number): number;
 }
@@ -65,6 +94,13 @@ export interface AddressSpace {
  * callee mark the struct released. One that cannot be called as that is
  * not: the struct is marked released (what it holds leaks) and the result
  * is EINVAL. An ArrowDeviceArray is released through its ArrowArray.
+ *
+ * Ownership: as `AddressSpace.release`: the struct is released afterwards.
+ * @param space - the space the struct is in.
+ * @param struct - which struct it is.
+ * @param ptr - its address.
+ * @returns 0, or EINVAL for a callback that could not be called.
+ * @throws `ArrowCDeviceError` (ENOSYS) in a space without a table.
  */
 export function releaseThrough(space: AddressSpace, struct: ReleasableStruct, ptr: number): number {
   const s = space.structs;
@@ -91,10 +127,15 @@ export function releaseThrough(space: AddressSpace, struct: ReleasableStruct, pt
 
 /** Options of a space over a WebAssembly.Memory. */
 export interface MemorySpaceOptions {
+  /** For messages. */
   name: string;
+  /** The memory. */
   memory: WebAssembly.Memory;
+  /** The struct layout (wasm32 for a wasm module). */
   layout: Layout;
+  /** How its function pointers are called; none: they cannot be. */
   table?: FunctionTable | null;
+  /** Its allocator; none: nothing can be allocated there. */
   allocator?: Allocator | null;
   /** How structs are released here; by default through `table` (releaseThrough). */
   release?: (struct: ReleasableStruct, ptr: number) => number;
@@ -106,11 +147,17 @@ export const MEMORY_SPACE_OPTION_KEYS = optionKeys<MemorySpaceOptions>()(['name'
 
 /** A space over a wasm instance's linear memory, which may grow (views are renewed then). */
 export class MemorySpace implements AddressSpace {
+  /** For messages. */
   readonly name: string;
+  /** The struct layout (wasm32). */
   readonly layout: Layout;
+  /** The memory. */
   readonly memory: WebAssembly.Memory;
+  /** How its function pointers are called (null: they cannot be). */
   readonly table: FunctionTable | null;
+  /** Its allocator (null: nothing can be allocated there). */
   readonly allocator: Allocator | null;
+  /** ABI structs in this memory, read and written through the layout tables, bounds-checked. */
   readonly structs: StructReader;
   /** The WebAssembly.Table its function pointers index (null when not given). */
   readonly wasmTable: WebAssembly.Table | null;
@@ -120,6 +167,12 @@ export class MemorySpace implements AddressSpace {
   #dv: DataView;
   readonly #release: ((struct: ReleasableStruct, ptr: number) => number) | undefined;
 
+  /**
+   * A space over `options.memory`.
+   *
+   * Ownership: borrows the memory; nothing to release.
+   * @param options - the memory, its layout, table and allocator.
+   */
   constructor(options: MemorySpaceOptions) {
     checkOptions('MemorySpace', options, MEMORY_SPACE_OPTION_KEYS);
     this.name = options.name;
@@ -145,6 +198,7 @@ export class MemorySpace implements AddressSpace {
     return this.#u8;
   }
 
+  /** A DataView over the memory (a new one after it grew). */
   get view(): DataView {
     if (this.#u8.length === 0 || (this.shared && this.memory.buffer.byteLength !== this.#u8.length)) this.refresh();
     return this.#dv;
@@ -156,6 +210,14 @@ export class MemorySpace implements AddressSpace {
     this.#dv = new DataView(this.memory.buffer);
   }
 
+  /**
+   * Releases the struct at `ptr` (through `options.release`, or the table).
+   *
+   * Ownership: as `AddressSpace.release`.
+   * @param struct - which struct it is.
+   * @param ptr - its address.
+   * @returns 0 or an errno.
+   */
   release(struct: ReleasableStruct, ptr: number): number {
     return this.#release !== undefined ? this.#release(struct, ptr) : releaseThrough(this, struct, ptr);
   }
@@ -167,19 +229,45 @@ export class MemorySpace implements AddressSpace {
  * written) in either layout.
  */
 export class ImageSpace implements AddressSpace {
+  /** For messages. */
+  readonly name: string;
+  /** The image's layout (wasm32 or LP64). */
+  readonly layout: Layout;
+  /** No table: function pointers in an image cannot be called. */
   readonly table = null;
+  /** No allocator: nothing can be allocated in an image. */
   readonly allocator = null;
+  /** ABI structs in the image, read and written through its layout, bounds-checked. */
   readonly structs: StructReader;
+  /** The image's bytes (a copy). */
   readonly bytes: Uint8Array;
+  /** A DataView over `bytes`. */
   readonly view: DataView;
 
-  /** The image is copied: later changes to `bytes` do not show through. */
-  constructor(readonly name: string, bytes: Uint8Array, readonly layout: Layout) {
+  /**
+   * The image is copied: later changes to `bytes` do not show through.
+   *
+   * Ownership: copies the bytes; nothing to release.
+   * @param name - for messages.
+   * @param bytes - the image.
+   * @param layout - its pointer width's layout (`wasm32` or `lp64`).
+   */
+  constructor(name: string, bytes: Uint8Array, layout: Layout) {
+    this.name = name;
+    this.layout = layout;
     this.bytes = bytes.slice();
     this.view = new DataView(this.bytes.buffer);
     this.structs = new StructReader(() => this.view, layout);
   }
 
+  /**
+   * Releases the struct at `ptr`: 0 when its release is NULL already.
+   *
+   * Ownership: as `AddressSpace.release`.
+   * @throws `ArrowCDeviceError` (ENOSYS) when its release is set: an image has no table to call it through.
+   * @param struct - which struct it is.
+   * @param ptr - the struct's address.
+   */
   release(struct: ReleasableStruct, ptr: number): number {
     return releaseThrough(this, struct, ptr);
   }

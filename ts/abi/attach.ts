@@ -22,6 +22,7 @@ export const LINK_FLAGS = '-Wl,--whole-archive libarrow_c_device.a -Wl,--no-whol
 /** 2 GiB in 64 KiB pages: the simulated devices' addresses are above it (csrc/abi/abi.h). */
 const MAX_PAGES = 32768;
 
+/** Options of `attach` (linked mode). */
 export interface AttachOptions {
   /**
    * The module's wasm binary, when it was not passed to the module's factory

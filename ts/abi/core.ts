@@ -40,6 +40,7 @@ function signatureCodes(slots: readonly string[]): Uint8Array {
 /** The names of the C validator's levels (enum AcdValidationLevel), for errors. */
 const VALIDATION_LEVELS: readonly ErrorLevel[] = ['none', 'minimal', 'default', 'full'];
 
+/** Options of `load`. */
 export interface LoadOptions {
   /** The wasm binary, when the caller wants to supply it (it is embedded by default). */
   wasmBinary?: ArrayBuffer | Uint8Array;
@@ -52,6 +53,7 @@ export const LOAD_OPTION_KEYS = optionKeys<LoadOptions>()(['wasmBinary']);
  * round-trip functions take one, so that they need nothing else of the facade.
  */
 export interface CoreRef {
+  /** The loaded core. */
   readonly core: Core;
 }
 

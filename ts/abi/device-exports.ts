@@ -1,7 +1,7 @@
 // The exports of csrc/device/bindings.cpp, which core.ts hands out (the only
 // module that touches the Emscripten module), and the accounting they report.
 
-/** Pointers are wasm32 addresses (device addresses are >= 2^31); ids and sizes numbers. */
+/** Pointers are wasm32 addresses (device addresses are 2^31 or more); ids and sizes numbers. */
 export interface DeviceExports {
   deviceLastError(): string;
   /** Where the last failure is in a struct tree, '' when nowhere. */
@@ -38,22 +38,32 @@ export const DEVICE_EXPORTS: readonly (keyof DeviceExports)[] = [
 export interface DeviceStats {
   /** 'cuda:1' ('cpu' for the CPU). */
   name: string;
+  /** Its ArrowDeviceType. */
   type: number;
+  /** Its id. */
   id: number;
   /** Live bytes of its memory (as reserved: padding included) and live allocations. */
   bytesAllocated: number;
+  /** Its live allocations. */
   allocations: number;
   /** Operations of its stream: enqueued, executed, still pending. */
   opsEnqueued: number;
+  /** Operations of its stream done. */
   opsExecuted: number;
+  /** Operations of its stream not done yet (waiting for a sync event to be waited on). */
   opsPending: number;
+  /** Sync events recorded on it. */
   eventsRecorded: number;
+  /** Its sync events waited on. */
   eventsWaited: number;
 }
 
 /** Every device used so far, and the events recorded and waited on over all of them. */
 export interface DeviceTotals {
+  /** Sync events recorded, over every device. */
   eventsRecorded: number;
+  /** Sync events waited on, over every device. */
   eventsWaited: number;
+  /** Each device used so far. */
   devices: DeviceStats[];
 }

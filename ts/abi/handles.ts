@@ -15,22 +15,35 @@ const backstop = new FinalizationRegistry<() => void>((cleanup) => {
   }
 });
 
-/** Something that owns memory in the core until release() is called. */
+/**
+ * Something that owns memory in the core (or in another module) until `release()` is called: the base of every handle of this library.
+ *
+ * Ownership: the holder of a handle must call `release()` once done (or use `using`, which calls `[Symbol.dispose]`). A handle never released is freed by a `FinalizationRegistry` at some later garbage collection, which is no substitute: until then the memory stays allocated.
+ */
 export abstract class Handle {
   #cleanup: (() => void) | null;
 
-  /** cleanup must not reference the handle itself (it runs after it is collected). */
+  /**
+   * Registers the backstop.
+   *
+   * Ownership: the handle takes ownership of what `cleanup` frees.
+   * @param cleanup - frees what the handle owns; it must not reference the handle itself (it runs after the handle is collected).
+   */
   protected constructor(cleanup: () => void) {
     this.#cleanup = cleanup;
     backstop.register(this, cleanup, this);
   }
 
-  /** Whether release() has been called. */
+  /** Whether `release()` has been called (or the handle was consumed by a move). */
   get released(): boolean {
     return this.#cleanup === null;
   }
 
-  /** Frees what the handle owns; calling it again does nothing. */
+  /**
+   * Frees what the handle owns; calling it again does nothing.
+   *
+   * Ownership: ends the caller's ownership; what a consumer moved out earlier is not touched (it is the consumer's).
+   */
   release(): void {
     const cleanup = this.#cleanup;
     if (cleanup === null) return;
@@ -40,9 +53,10 @@ export abstract class Handle {
   }
 
   /**
-   * Runs `more` after the handle's own cleanup, on release() or by the
-   * backstop (for what the handle's value depends on but does not own, such
-   * as a protocol descriptor holding the structs it reads in place).
+   * Runs `more` after the handle's own cleanup, on `release()` or by the backstop (for what the handle's value depends on but does not own, such as a protocol descriptor holding the structs it reads in place).
+   *
+   * Ownership: the handle takes over releasing what `more` frees.
+   * @param more - the extra cleanup.
    */
   chain(more: () => void): void {
     const cleanup = this.#cleanup;
@@ -62,6 +76,11 @@ export abstract class Handle {
     backstop.register(this, both, this);
   }
 
+  /**
+   * `using` support: the same as `release()`.
+   *
+   * Ownership: as `release()`.
+   */
   [dispose](): void {
     this.release();
   }

@@ -354,6 +354,10 @@ export function toRecordBatch(schema: arrow.Schema, data: arrow.Data<arrow.Struc
  * An apache-arrow Table of raw record batches (struct arrays of `schema`'s
  * fields), for a file this library read itself; types apache-arrow lacks
  * throw as in toArrowData.
+ *
+ * Ownership: the table's columns are views of the raw arrays' buffers where they can be: they stay valid as long as those buffers do; nothing to release.
+ * @param schema - the schema.
+ * @param batches - the raw struct arrays of the batches.
  */
 export function toArrowTable(schema: Schema, batches: readonly RawArray[]): arrow.Table {
   const arrowSchema = toArrowSchema(schema);

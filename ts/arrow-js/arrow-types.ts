@@ -57,7 +57,12 @@ function toArrowMap(t: Extract<DataType, { kind: 'map' }>): arrow.Map_ {
   return map;
 }
 
-/** The apache-arrow type for a model type; throws ENOSYS for types arrow-js lacks. */
+/**
+ * The apache-arrow type for a model type; throws ENOSYS for types arrow-js lacks.
+ *
+ * Ownership: pure; nothing to release.
+ * @param t - the type.
+ */
 export function toArrowType(t: DataType): arrow.DataType {
   switch (t.kind) {
     case 'null': return new arrow.Null();
@@ -98,10 +103,22 @@ export function toArrowType(t: DataType): arrow.DataType {
   }
 }
 
+/**
+ * The apache-arrow Field for a model field.
+ *
+ * Ownership: pure; nothing to release.
+ * @param f - the field.
+ */
 export function toArrowField(f: Field): arrow.Field {
   return new arrow.Field(f.name, toArrowType(f.type), f.nullable, toArrowMetadata(f.metadata));
 }
 
+/**
+ * The apache-arrow Schema for a model schema.
+ *
+ * Ownership: pure; nothing to release.
+ * @param s - the schema.
+ */
 export function toArrowSchema(s: Schema): arrow.Schema {
   return new arrow.Schema(s.fields.map(toArrowField), toArrowMetadata(s.metadata));
 }
@@ -120,7 +137,12 @@ function fromArrowInt(t: arrow.Int): Extract<DataType, { kind: 'int' }> {
   return { kind: 'int', bitWidth: bitWidth as IntBitWidth, signed: t.isSigned };
 }
 
-/** The model type for an apache-arrow type. */
+/**
+ * The model type for an apache-arrow type.
+ *
+ * Ownership: pure; nothing to release.
+ * @param t - the type.
+ */
 export function fromArrowType(t: arrow.DataType): DataType {
   const T = arrow.Type;
   switch (t.typeId) {
@@ -190,10 +212,22 @@ export function fromArrowType(t: arrow.DataType): DataType {
   }
 }
 
+/**
+ * The model field for an apache-arrow Field.
+ *
+ * Ownership: pure; nothing to release.
+ * @param f - the field.
+ */
 export function fromArrowField(f: arrow.Field): Field {
   return { name: f.name, type: fromArrowType(f.type), nullable: f.nullable, metadata: fromArrowMetadata(f.metadata) };
 }
 
+/**
+ * The model schema for an apache-arrow Schema.
+ *
+ * Ownership: pure; nothing to release.
+ * @param s - the schema.
+ */
 export function fromArrowSchema(s: arrow.Schema): Schema {
   return { fields: s.fields.map(fromArrowField), metadata: fromArrowMetadata(s.metadata) };
 }

@@ -6,15 +6,26 @@ import * as arrow from 'apache-arrow';
 import { fromArrowBatch } from './arrow-types.js';
 import { fieldsEqual, metadataEqual, typeToString, type Field } from '../model/types.js';
 
+/** A cell whose value differs between two batches. */
 export interface Mismatch {
+  /** The batch's index. */
   readonly batch: number;
+  /** The column's name. */
   readonly column: string;
+  /** The row. */
   readonly row: number;
+  /** The expected value, as text. */
   readonly expected: string;
+  /** The value found, as text. */
   readonly found: string;
 }
 
-/** A plain value for a cell of any type (nested values included). */
+/**
+ * A plain value for a cell of any type (nested values included).
+ *
+ * Ownership: pure; nothing to release.
+ * @param v - a cell's value as apache-arrow gives it.
+ */
 export function normalize(v: unknown): unknown {
   if (v === null || v === undefined) return null;
   if (typeof v === 'bigint') return { bigint: v.toString() };
@@ -41,7 +52,13 @@ function isMapRow(v: object): boolean {
 
 const show = (v: unknown) => JSON.stringify(v) ?? 'undefined';
 
-/** The columns of two batches whose fields differ (names, types, nullability, metadata). */
+/**
+ * The columns of two batches whose fields differ (names, types, nullability, metadata).
+ *
+ * Ownership: pure; nothing to release.
+ * @param expected - the expected batch.
+ * @param found - the batch found.
+ */
 export function schemaDifferences(expected: arrow.RecordBatch, found: arrow.RecordBatch): string[] {
   const a = fromArrowBatch(expected);
   const b = fromArrowBatch(found);
@@ -59,7 +76,15 @@ function describe(f: Field): string {
   return `${f.name}: ${typeToString(f.type)}${f.nullable ? '' : ' not null'}`;
 }
 
-/** Compares two batches cell by cell; returns at most `limit` mismatches. */
+/**
+ * Compares two batches cell by cell; returns at most `limit` mismatches.
+ *
+ * Ownership: pure; nothing to release.
+ * @param expected - the expected batch.
+ * @param found - the batch found.
+ * @param batch - the batch's index, for the mismatches.
+ * @param limit - how many differences at most.
+ */
 export function compareBatches(expected: arrow.RecordBatch, found: arrow.RecordBatch, batch: number, limit = 10): Mismatch[] {
   const out: Mismatch[] = [];
   if (expected.numRows !== found.numRows) {

@@ -23,16 +23,22 @@ export const DEVICE_TYPES = {
   hexagon: constants.ARROW_DEVICE_HEXAGON,
 } as const;
 
+/** The name of a device type of the header (`'cpu'`, `'cuda'`, `'rocm'`, ...). */
 export type DeviceTypeName = keyof typeof DEVICE_TYPES;
 
 /** A device: its ArrowDeviceType, its id (-1 for the CPU) and its name ('cuda:1', 'cpu'). */
 export interface Device {
+  /** Its ArrowDeviceType. */
   readonly type: number;
+  /** Its id (-1 for the CPU). */
   readonly id: number;
+  /** Its name (`'cuda:1'`, `'cpu'`). */
   readonly name: string;
 }
 
-/** 'cuda', 'cuda:1', { type: 'rocm', id: 2 }, { type: constants.ARROW_DEVICE_METAL }, or a Device. */
+/**
+ * A device as a user names it: `'cuda'`, `'cuda:1'`, `{ type: 'rocm', id: 2 }`, `{ type: constants.ARROW_DEVICE_METAL }`, or a Device.
+ */
 export type DeviceSpec = string | { readonly type: number | DeviceTypeName; readonly id?: number };
 
 /** The spec's synchronization event table: what sync_event points at, or null (always NULL). */
@@ -70,25 +76,46 @@ const HOST_ACCESSIBLE: ReadonlySet<DeviceTypeName> = new Set(['cpu', 'cuda_host'
 const NAMES = new Map<number, DeviceTypeName>(
   Object.entries(DEVICE_TYPES).map(([name, type]) => [type, name as DeviceTypeName]));
 
-/** The name of a device type ('cuda'), or undefined when it is not one of the header's. */
+/**
+ * The name of a device type ('cuda'), or undefined when it is not one of the header's.
+ *
+ * Ownership: pure; nothing to release.
+ * @param type - the ArrowDeviceType.
+ */
 export function deviceTypeName(type: number): DeviceTypeName | undefined {
   return NAMES.get(type);
 }
 
-/** 'cuda:1'; 'cpu' for the CPU; 'device type 5' for a type the header lacks. */
+/**
+ * 'cuda:1'; 'cpu' for the CPU; 'device type 5' for a type the header lacks.
+ *
+ * Ownership: pure; nothing to release.
+ * @param type - the ArrowDeviceType.
+ * @param id - the device id.
+ */
 export function deviceName(type: number, id: number | bigint): string {
   const name = NAMES.get(type);
   if (name === undefined) return `device type ${type}:${id}`;
   return name === 'cpu' ? 'cpu' : `${name}:${id}`;
 }
 
-/** Whether the host reads this type's memory directly (CPU, CUDA_HOST, ROCM_HOST, CUDA_MANAGED). */
+/**
+ * Whether the host reads this type's memory directly (CPU, CUDA_HOST, ROCM_HOST, CUDA_MANAGED).
+ *
+ * Ownership: pure; nothing to release.
+ * @param type - the ArrowDeviceType.
+ */
 export function isHostAccessible(type: number): boolean {
   const name = NAMES.get(type);
   return name !== undefined && HOST_ACCESSIBLE.has(name);
 }
 
-/** What sync_event points at for this type ('cudaEvent_t*'), or null when it is always NULL. */
+/**
+ * What sync_event points at for this type ('cudaEvent_t*'), or null when it is always NULL.
+ *
+ * Ownership: pure; nothing to release.
+ * @param type - the ArrowDeviceType.
+ */
 export function eventTypeOf(type: number): string | null {
   const name = NAMES.get(type);
   return name === undefined ? null : EVENT_TYPES[name];
@@ -102,7 +129,13 @@ export function eventKindOf(type: number): number | null {
 
 const usage = `expected TYPE or TYPE:ID, TYPE one of ${Object.keys(DEVICE_TYPES).join(', ')}`;
 
-/** Parses a device spec; the id defaults to 0 (-1, the only one, for the CPU). */
+/**
+ * Parses a device spec; the id defaults to 0 (-1, the only one, for the CPU).
+ *
+ * Ownership: pure; nothing to release.
+ * @throws `ArrowCDeviceError` (EINVAL) for a spec that names no device of the header.
+ * @param spec - the device.
+ */
 export function parseDevice(spec: DeviceSpec | Device): Device {
   let type: number | undefined;
   let id: number | undefined;

@@ -25,6 +25,9 @@ import { DeviceResident } from './resident.js';
 /** What importDeviceBatch does with an array that is not on the CPU. */
 export type DevicePolicy = 'copy' | 'keep' | 'reject';
 
+/**
+ * Options of a device import: those of every import, and the policy for arrays not on the CPU.
+ */
 export interface DeviceImportOptions extends ImportOptions {
   /**
    * 'copy' (default): wait on the sync event, copy every buffer to the host,
@@ -37,10 +40,13 @@ export interface DeviceImportOptions extends ImportOptions {
 
 export const DEVICE_IMPORT_OPTION_KEYS = optionKeys<DeviceImportOptions>()([...IMPORT_OPTION_KEYS, 'device']);
 
+/** Options of a device export. */
 export interface DeviceExportOptions {
-  /** The device to put the data on: 'cpu' (default), 'cuda:1', 'webgpu', { type: 'rocm', id: 2 }, ... */
+  /**
+   * The device to put the data on: `'cpu'` (the default), `'cuda:1'`, `'webgpu'`, `{ type: 'rocm', id: 2 }`, ...
+   */
   device?: DeviceSpec | Device;
-  /** Another module (acd.foreign()) to export into, in its memory (CPU arrays only). */
+  /** Another module (`acd.foreign()`) to export into, in its memory (CPU arrays only). */
   into?: ForeignModule;
 }
 

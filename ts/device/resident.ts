@@ -18,17 +18,36 @@ export interface DeviceResidentHost {
   importDeviceBatch(schema: number, deviceArray: number, options: ImportOptions & { device: 'copy' }): Imported<arrow.RecordBatch>;
 }
 
+/**
+ * A record batch left on its device by an import with `{ device: 'keep' }`: the ArrowDeviceArray and its ArrowSchema, moved into this library's memory, the data still in the device's memory.
+ *
+ * Ownership: the holder must `release()` it (which frees the device memory too) or consume it with `moveTo` or `toHost`, each of which returns a new owner and leaves this handle released.
+ */
 export class DeviceResident extends Handle {
   /** The schema of the batch (a struct whose children are the columns). */
   readonly field: Field;
   readonly #host: DeviceResidentHost;
 
+  /** The ArrowDeviceArray's address, in the core's memory. */
+  readonly ptr: number;
+  /** The ArrowSchema's address, in the core's memory. */
+  readonly schemaPtr: number;
+  /** The device the data is on. */
+  readonly device: Device;
+
   /**
-   * Takes ownership of the ArrowDeviceArray at `ptr` and the ArrowSchema at
-   * `schemaPtr`, both allocated by this library's core and validated.
+   * Made by `ArrowCDevice.importDeviceBatch` with `{ device: 'keep' }`; not meant to be called directly.
+   *
+   * Ownership: takes ownership of the ArrowDeviceArray at `ptr` and the ArrowSchema at `schemaPtr`, both allocated by this library's core and validated.
+   * @param host - the facade that imported it.
+   * @param ptr - the ArrowDeviceArray's address.
+   * @param schemaPtr - the ArrowSchema's address.
+   * @param field - the schema, read.
+   * @param device - the device the data is on.
    */
-  constructor(host: DeviceResidentHost, readonly ptr: number, readonly schemaPtr: number, field: Field,
-    readonly device: Device) {
+  constructor(host: DeviceResidentHost, ptr: number,
+    schemaPtr: number, field: Field,
+    device: Device) {
     const core = host.core;
     super(() => {
       core.space.release('ArrowArray', ptr);
@@ -36,6 +55,9 @@ export class DeviceResident extends Handle {
       core.free(ptr);
       core.free(schemaPtr);
     });
+    this.ptr = ptr;
+    this.schemaPtr = schemaPtr;
+    this.device = device;
     this.#host = host;
     this.field = field;
   }
@@ -46,6 +68,7 @@ export class DeviceResident extends Handle {
     return { fields: this.field.type.children, metadata: this.field.metadata };
   }
 
+  /** The number of rows (the array's `length`). */
   get numRows(): number {
     return this.#core().structs.i64('ArrowArray', this.ptr, 'length');
   }
@@ -64,7 +87,12 @@ export class DeviceResident extends Handle {
     return true;
   }
 
-  /** Waits on the sync event (as cudaEventSynchronize); the data stays on the device. */
+  /**
+   * Waits on the sync event (as cudaEventSynchronize); the data stays on the device.
+   *
+   * Ownership: borrows; the data stays this handle's.
+   * @throws `ArrowCDeviceError` after `release()` or a move.
+   */
   synchronize(): void {
     const core = this.#core();
     core.checkDevice(core.device.deviceArraySync(this.ptr), 'sync_event');
@@ -75,6 +103,11 @@ export class DeviceResident extends Handle {
    * on the event, copies every buffer of every child there, records a new
    * event, and frees the old device's memory. Consumes this handle; on
    * failure this handle still owns everything.
+   *
+   * Ownership: consumes this handle (released on success) and returns the new owner, which the caller must release or consume.
+   * @param spec - the target device (`'metal:0'`, `{ type: 'cuda', id: 2 }`, `'cpu'`).
+   * @returns the data on its new device.
+   * @throws `ArrowCDeviceError` after `release()` or a move, or when the copy fails.
    */
   moveTo(spec: DeviceSpec | Device): DeviceResident {
     const core = this.#core();
@@ -99,6 +132,11 @@ export class DeviceResident extends Handle {
    * Copies the data to the host and imports it (import policy 'copy'):
    * validated at options.validate (default 'full') once on the host.
    * Consumes this handle; on failure this handle still owns everything.
+   *
+   * Ownership: consumes this handle (released on success); the caller owns the returned import and must release it.
+   * @param options - `mode`, `validate`.
+   * @returns the batch on the host.
+   * @throws `ArrowCDeviceError` after `release()` or a move, or naming the path at fault.
    */
   toHost(options: ImportOptions = {}): Imported<arrow.RecordBatch> {
     this.#core();

@@ -9,21 +9,28 @@ import type { StructReader } from '../abi/structs.js';
 import type { ImportMode, RawArray } from '../model/raw.js';
 import type { Conversion, Field } from '../model/types.js';
 
+/**
+ * How much the C validator checks before an import reads anything, with nanoarrow's meaning of the levels: `none`, `minimal` (struct fields, pointers, buffer and child counts), `default` (also every buffer's size), `full` (also every offset, UTF-8, union ids, run ends, views and dictionary indices).
+ */
 export type ValidationLevel = 'none' | 'minimal' | 'default' | 'full';
 
 /** The C validator's levels (enum AcdValidationLevel in csrc/validate/validate.h). */
 export const LEVELS: Readonly<Record<ValidationLevel, number>> = { none: 0, minimal: 1, default: 2, full: 3 };
 
-/** Another module's memory as an address space (a ForeignModule, from acd.foreign(), is one). */
+/**
+ * Another module's memory as an address space (a ForeignModule, from `acd.foreign()`, is one).
+ */
 export interface ForeignSource {
+  /** Its name, in messages. */
   readonly name: string;
+  /** Its memory as an address space. */
   readonly space: MemorySpace;
 }
 
+/** Options of every import. */
 export interface ImportOptions {
   /**
-   * The module whose memory the struct addresses belong to (acd.foreign());
-   * default: the core's own memory.
+   * The module whose memory the struct addresses belong to (`acd.foreign()`); by default the core's own memory.
    */
   from?: ForeignSource;
   /** 'copy' (default): owned copies, the C array is released at once; 'view': zero-copy until release(). */
@@ -57,7 +64,9 @@ export const IMPORT_OPTION_KEYS = optionKeys<ImportOptions>()(['from', 'mode', '
 
 /** A raw import: the field and the array as its C buffers and children. */
 export interface RawImport {
+  /** The field, in the type model. */
   readonly field: Field;
+  /** The array as its C buffers and children. */
   readonly array: RawArray;
 }
 

@@ -8,17 +8,32 @@
 import { MemorySpace, type AddressSpace, type ReleasableStruct } from '../abi/address-space.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 
+/**
+ * `Symbol.for('arrow.c_schema')`: the protocol method that hands over an ArrowSchema (docs/protocol.md).
+ */
 export const ARROW_C_SCHEMA: unique symbol = Symbol.for('arrow.c_schema') as never;
+/**
+ * `Symbol.for('arrow.c_array')`: the protocol method that hands over an ArrowSchema and an ArrowArray.
+ */
 export const ARROW_C_ARRAY: unique symbol = Symbol.for('arrow.c_array') as never;
+/**
+ * `Symbol.for('arrow.c_device_array')`: the protocol method that hands over an ArrowSchema and an ArrowDeviceArray.
+ */
 export const ARROW_C_DEVICE_ARRAY: unique symbol = Symbol.for('arrow.c_device_array') as never;
+/** `Symbol.for('arrow.c_stream')`: the protocol method that hands over an ArrowArrayStream. */
 export const ARROW_C_STREAM: unique symbol = Symbol.for('arrow.c_stream') as never;
+/**
+ * `Symbol.for('arrow.c_device_stream')`: the protocol method that hands over an ArrowDeviceArrayStream.
+ */
 export const ARROW_C_DEVICE_STREAM: unique symbol = Symbol.for('arrow.c_device_stream') as never;
 
 /** What a protocol method returns: structs the caller now owns, and where they live. */
 export interface ArrowCDescriptor {
+  /** The memory every address of the descriptor is in. */
   readonly memory: WebAssembly.Memory;
   /** The table their callbacks are in (null: none can be called from outside). */
   readonly table: WebAssembly.Table | null;
+  /** The ArrowSchema's address (0 for a stream). */
   readonly schema: number;
   /** An ArrowArray (arrow.c_array) or ArrowDeviceArray (arrow.c_device_array). */
   readonly array?: number;
@@ -30,16 +45,51 @@ export interface ArrowCDescriptor {
    * and allocates there the structs a stream's callbacks fill.
    */
   readonly allocator?: { alloc(size: number): number; free(ptr: number): void };
-  /** Releases whatever the caller did not move out, and frees the base structs. Idempotent. */
+  /**
+   * Releases whatever the caller did not move out, and frees the base structs. Idempotent.
+   *
+   * Ownership: ends the caller's ownership of the descriptor; what an import moved out stays the importer's.
+   */
   release(): void;
 }
 
-/** An object offering Arrow data by the protocol. */
+/**
+ * An object offering Arrow data by the protocol (docs/protocol.md): each method hands over freshly moved structs in a descriptor the caller owns.
+ */
 export interface ArrowCProvider {
+  /**
+   * Hands over the schema.
+   *
+   * Ownership: the caller owns the returned descriptor and must call its `release()`.
+   */
   [ARROW_C_SCHEMA]?(): ArrowCDescriptor;
+  /**
+   * Hands over the schema and an ArrowArray, in the requested representation when the provider can give it.
+   *
+   * Ownership: the caller owns the returned descriptor and must call its `release()`.
+   * @param requestedSchema - the schema asked for, or nothing.
+   */
   [ARROW_C_ARRAY]?(requestedSchema?: unknown): ArrowCDescriptor;
+  /**
+   * Hands over the schema and an ArrowDeviceArray.
+   *
+   * Ownership: the caller owns the returned descriptor and must call its `release()`.
+   * @param requestedSchema - the schema asked for (an object offering `Symbol.for('arrow.c_schema')`), or nothing.
+   */
   [ARROW_C_DEVICE_ARRAY]?(requestedSchema?: unknown): ArrowCDescriptor;
+  /**
+   * Hands over an ArrowArrayStream.
+   *
+   * Ownership: the caller owns the returned descriptor and must call its `release()`.
+   * @param requestedSchema - the schema asked for (an object offering `Symbol.for('arrow.c_schema')`), or nothing.
+   */
   [ARROW_C_STREAM]?(requestedSchema?: unknown): ArrowCDescriptor;
+  /**
+   * Hands over an ArrowDeviceArrayStream.
+   *
+   * Ownership: the caller owns the returned descriptor and must call its `release()`.
+   * @param requestedSchema - the schema asked for (an object offering `Symbol.for('arrow.c_schema')`), or nothing.
+   */
   [ARROW_C_DEVICE_STREAM]?(requestedSchema?: unknown): ArrowCDescriptor;
 }
 

@@ -20,14 +20,17 @@ export const CALLBACK_SIGNATURES: readonly Signature[] = [
   'vij',   // request(producer*, int64 n)
 ];
 
+/** The parts of another wasm module that `acd.foreign()` needs. */
 export interface ForeignModuleOptions {
   /** For messages ('parquet-wasm', ...); default 'the foreign module'. */
   name?: string;
+  /** Its memory, where its structs and buffers are. */
   memory: WebAssembly.Memory;
   /** Its function table: without one, its callbacks cannot be called (nor ours installed). */
   table?: WebAssembly.Table | null;
   /** Its allocator: without one, nothing can be exported into it. */
   malloc?: ((size: number) => number) | null;
+  /** Its allocator's free (with `malloc`). */
   free?: ((ptr: number) => void) | null;
 }
 
@@ -41,10 +44,13 @@ function isOptions(x: ForeignModuleOptions | ModuleExports): x is ForeignModuleO
 }
 
 /**
- * The parts of a module from its exports: `memory`; the table
- * `__indirect_function_table` (Emscripten) or the one exported table
- * (wasm-bindgen); `malloc`/`free` (Emscripten) or `__wbindgen_malloc(size,
- * align)` / `__wbindgen_free(ptr, size, align)` (wasm-bindgen).
+ * The parts of a module found in its exports: `memory`; the table `__indirect_function_table` (Emscripten) or the one exported table (wasm-bindgen); `malloc` and `free` (Emscripten) or `__wbindgen_malloc(size, align)` and `__wbindgen_free(ptr, size, align)` (wasm-bindgen).
+ *
+ * Ownership: borrows the exports; nothing is allocated.
+ * @param exports - the module's `instance.exports`.
+ * @param name - the module's name, for messages.
+ * @returns the parts.
+ * @throws `ArrowCDeviceError` (EINVAL) when there is not exactly one memory to choose.
  */
 export function partsFromExports(exports: ModuleExports, name?: string): ForeignModuleOptions {
   const memories = Object.values(exports).filter((v): v is WebAssembly.Memory => v instanceof WebAssembly.Memory);
@@ -71,16 +77,31 @@ export function partsFromExports(exports: ModuleExports, name?: string): Foreign
   return { name, memory, table, malloc: fn('malloc'), free: fn('free') as ((ptr: number) => void) | null };
 }
 
-/** Another module's memory, table and allocator, as one address space. */
+/**
+ * Another module's memory, table and allocator, as one address space: what `{ from }` and `{ into }` take.
+ *
+ * Ownership: it borrows the module (its memory and table stay the module's) and holds nothing of the core: nothing to release. What this library allocates in the module (exports into it) is freed by the release callbacks the module's code calls; `bytesAllocated()` counts what is still there.
+ */
 export class ForeignModule {
+  /** The module's name, in error messages. */
   readonly name: string;
+  /** Its memory as an address space (wasm32), with its table and allocator when given. */
   readonly space: MemorySpace;
+  /** Its function table, or null when none was given. */
   readonly table: WebAssembly.Table | null;
   /** What this library allocated in the module and has not freed: address → size. */
   readonly #live = new Map<number, number>();
   /** Table slots this library filled and emptied again, for reuse. */
   readonly #freeSlots: number[] = [];
 
+  /**
+   * Usually made by `acd.foreign()`.
+   *
+   * Ownership: borrows the module; nothing to release.
+   * @param from - the parts, or the module's `instance.exports`.
+   * @param name - the module's name, for messages.
+   * @throws `ArrowCDeviceError` (EINVAL) when the memory or the table is not a WebAssembly one.
+   */
   constructor(from: ForeignModuleOptions | ModuleExports, name?: string) {
     // Options are a plain object; an instance's exports (a null prototype) may hold any names.
     if (isOptions(from) && Object.getPrototypeOf(from) === Object.prototype) {
@@ -123,14 +144,26 @@ export class ForeignModule {
     this.space = new MemorySpace({ name: owner, memory: parts.memory, layout: wasm32, table: functions, allocator, wasmTable: this.table });
   }
 
-  /** Bytes this library allocated in the module (exports into it) and has not freed yet. */
+  /**
+   * Bytes this library allocated in the module (exports into it) and has not freed yet.
+   *
+   * Ownership: reads a counter; nothing to release.
+   */
   bytesAllocated(): number {
     let sum = 0;
     for (const size of this.#live.values()) sum += size;
     return sum;
   }
 
-  /** Puts a JS function into the module's table as a wasm function of `signature`. */
+  /**
+   * Puts a JS function into the module's table as a wasm function of `signature`.
+   *
+   * Ownership: the slot stays filled until the returned callback's `uninstall()`, which the caller owns.
+   * @param fn - the function.
+   * @param signature - its wasm signature.
+   * @returns the slot, with a way to empty it.
+   * @throws `ArrowCDeviceError` (EINVAL) when the module has no table.
+   */
   install(fn: (...args: never[]) => unknown, signature: Signature): InstalledCallback {
     if (this.table === null) throw new ArrowCDeviceError(`${this.name}: no function table was given, so no callback can be installed in it`, EINVAL);
     return installCallback(this.table, this.#freeSlots, fn, signature, this.name);

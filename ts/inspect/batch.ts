@@ -13,9 +13,12 @@ import type { RawArray } from '../model/raw.js';
 import type { Field } from '../model/types.js';
 import { structTree, type StructTree } from './tree.js';
 
+/** The layouts `inspect` shows: the core's own (wasm32) or an LP64 fixture image's. */
 export type InspectLayout = 'wasm32' | 'lp64';
 
+/** A batch's structs as a tree, with what its addresses are. */
 export interface BatchTree {
+  /** The tree. */
   readonly tree: StructTree;
   /** What the addresses are. */
   readonly addresses: string;
@@ -28,6 +31,11 @@ export interface BatchTree {
  * one not on the CPU it first waits on the sync event (the producer's
  * copies may be pending until then), then reads the first bytes of each
  * buffer through the device. Their sizes are not read.
+ *
+ * Ownership: borrows the structs, which stay the caller's; the tree is JS memory.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param schema - the ArrowSchema's address.
+ * @param deviceArray - the ArrowDeviceArray's address.
  */
 export function deviceTree(acd: CoreRef, schema: number, deviceArray: number): StructTree {
   const waited = { done: false };
@@ -49,7 +57,15 @@ export function deviceTree(acd: CoreRef, schema: number, deviceArray: number): S
   return structTree(acd.core, schema, { struct: 'ArrowDeviceArray', address: deviceArray }, { devicePreview });
 }
 
-/** The schema and ArrowDeviceArray (on the CPU) of a batch, as they are in memory in that layout. */
+/**
+ * The schema and ArrowDeviceArray (on the CPU) of a batch, as they are in memory in that layout.
+ *
+ * Ownership: the structs it makes are released before it returns; the tree is JS memory.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param field - the batch's schema, as a field (`types.recordBatchField`).
+ * @param batch - the batch, a raw struct array.
+ * @param layout - `wasm32` (the core's export) or `lp64` (a fixture image).
+ */
 export function batchTree(acd: CoreRef, field: Field, batch: RawArray, layout: InspectLayout): BatchTree {
   if (layout === 'lp64') {
     const b = new ImageBuilder('lp64');

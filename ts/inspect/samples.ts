@@ -11,10 +11,15 @@ import { fixtureCases } from '../fixtures/cases.js';
 import type { RawArray } from '../model/raw.js';
 import { recordBatchField, type Schema } from '../model/types.js';
 
+/** A sample batch: its schema and its one batch as a raw array. */
 export interface Sample {
+  /** Its name ('demo', 'int32', 'run-end-encoded', ...). */
   readonly name: string;
+  /** What it exercises. */
   readonly description: string;
+  /** The schema. */
   readonly schema: Schema;
+  /** The batch, a struct array of the columns. */
   readonly batch: RawArray;
 }
 
@@ -22,6 +27,8 @@ export interface Sample {
  * The demo's table: ints and strings with nulls, a list (an empty and a null
  * one), a dictionary. Built by vectorOf, not apache-arrow's vectorFromArray,
  * which a Content-Security-Policy without 'unsafe-eval' refuses.
+ *
+ * Ownership: an apache-arrow Table in JS memory; nothing to release.
  */
 export function demoTable(): arrow.Table {
   const cities = vectorOf(['Lyon', 'Oslo', null, 'Lima'], new arrow.Dictionary(new arrow.Utf8(), new arrow.Int8()));
@@ -44,14 +51,24 @@ function demoSample(): Sample {
 
 let cache: Sample[] | null = null;
 
-/** Every sample: 'demo' first, then the corpus's batch cases by name. */
+/**
+ * Every sample: 'demo' first, then the corpus's batch cases by name.
+ *
+ * Ownership: JS memory, cached; nothing to release.
+ */
 export function samples(): readonly Sample[] {
   cache ??= [demoSample(), ...fixtureCases().filter((c) => c.stream === null && c.device === undefined)
     .map((c) => ({ name: c.name, description: c.exercises, schema: c.schema, batch: c.batches[0]! }))];
   return cache;
 }
 
-/** The sample of that name; EINVAL naming a few others when there is none. */
+/**
+ * The sample of that name; EINVAL naming a few others when there is none.
+ *
+ * Ownership: JS memory; nothing to release.
+ * @throws `ArrowCDeviceError` (EINVAL) naming a few samples when there is none of that name.
+ * @param name - its name.
+ */
 export function sample(name: string): Sample {
   const found = samples().find((s) => s.name === name);
   if (found !== undefined) return found;

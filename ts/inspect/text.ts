@@ -29,7 +29,13 @@ function nodeLines(node: TreeNode, indent: string, label: string): string[] {
   return lines;
 }
 
-/** The tree as lines of text, with a line saying what the addresses are. */
+/**
+ * The tree as lines of text, with a line saying what the addresses are.
+ *
+ * Ownership: pure; nothing to release.
+ * @param tree - the struct tree.
+ * @param addresses - what the addresses are, in words.
+ */
 export function treeText(tree: StructTree, addresses: string): string[] {
   return [`${tree.layout} layout (${tree.layout === 'wasm32' ? 'pointers of 4 bytes' : 'pointers of 8 bytes'}); addresses: ${addresses}`,
     ...tree.roots.flatMap((r) => ['', ...nodeLines(r, '', '')])];

@@ -7,6 +7,8 @@
 // space (the core's memory, a fixture image in either layout).
 // A struct that cannot be read (a broken pointer, a bad format) ends its
 // branch with a problem instead of throwing: a learner may have broken it.
+// Longer than 400 lines because its public members carry their reference
+// documentation (docs/api/ is generated from it), ownership included.
 
 import type { AddressSpace } from '../abi/address-space.js';
 import { constants } from '../abi/generated/layout.js';
@@ -20,10 +22,15 @@ import { readField } from '../model/schema.js';
 import { childFields, typeToString, type DataType, type Field } from '../model/types.js';
 import { checkOptions, optionKeys } from '../abi/option-keys.js';
 
+/** One field of a struct in memory: where it is, its value and what the value means. */
 export interface TreeField {
+  /** The spec's name of the field. */
   readonly name: string;
+  /** Its offset in the struct. */
   readonly offset: number;
+  /** Its size in bytes. */
   readonly size: number;
+  /** What it holds (a pointer, a function pointer, an integer, a struct). */
   readonly kind: FieldKind;
   /** The value as stored: a decimal integer, or a pointer in hex ('NULL' for 0). */
   readonly value: string;
@@ -33,20 +40,28 @@ export interface TreeField {
   readonly link: string | null;
 }
 
+/** What a region of memory holds. */
 export type RegionKind = 'struct' | 'string' | 'metadata' | 'pointers' | 'buffer' | 'event';
 
 /** Bytes of memory something takes: a struct, a string, a pointer array, a buffer. */
 export interface TreeRegion {
   /** 'schema', 'schema.format', 'array.buffers', 'array.buffers[1]', ... */
   readonly id: string;
+  /** What it holds. */
   readonly kind: RegionKind;
+  /** Its first byte's address. */
   readonly address: number;
+  /** Its size in bytes. */
   readonly size: number;
+  /** What it is, in words. */
   readonly label: string;
 }
 
+/** One buffer of an array node: where it is, its role, its size and first bytes. */
 export interface TreeBuffer {
+  /** Its index in the node's buffers. */
   readonly index: number;
+  /** Its id in the tree ('array.buffers[1]'). */
   readonly id: string;
   /** 0 for NULL. */
   readonly address: number;
@@ -60,23 +75,35 @@ export interface TreeBuffer {
   readonly onDevice: boolean;
 }
 
+/** One struct of the tree: its fields, buffers and children. */
 export interface TreeNode {
   /** 'schema', 'schema.children[0]', 'array.dictionary', 'device', 'device.array' */
   readonly id: string;
+  /** Which struct it is. */
   readonly struct: StructName;
+  /** Its address. */
   readonly address: number;
+  /** Its size in bytes. */
   readonly size: number;
-  /** What it is: "'id': int32", "struct<...> (the record batch)". */
+  /** What it is: `'id': int32`, `struct<...> (the record batch)`. */
   readonly title: string;
+  /** Its fields, in memory order. */
   readonly fields: readonly TreeField[];
+  /** Its buffers (array nodes). */
   readonly buffers: readonly TreeBuffer[];
+  /** Its children, dictionary and embedded structs. */
   readonly children: readonly TreeNode[];
   /** Why its branch could not be read further, or null. */
   readonly problem: string | null;
 }
 
+/**
+ * The struct tree of an export, field by field: what `inspect` prints and the playground draws.
+ */
 export interface StructTree {
+  /** The layout the structs are in. */
   readonly layout: 'wasm32' | 'lp64';
+  /** The roots: the schema, then the array when there is one. */
   readonly roots: readonly TreeNode[];
   /** Every region, sorted by address. */
   readonly regions: readonly TreeRegion[];
@@ -90,7 +117,12 @@ const pointerCount = (n: number) => `${n} pointer${n === 1 ? '' : 's'}`;
 export const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
 const hexBytes = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
 
-/** The names of the flags set ("ARROW_FLAG_NULLABLE | ..."), and what is left unnamed. */
+/**
+ * The names of the flags set ("ARROW_FLAG_NULLABLE | ..."), and what is left unnamed.
+ *
+ * Ownership: pure; nothing to release.
+ * @param flags - the ArrowSchema flags.
+ */
 export function flagNames(flags: number): string {
   const names: string[] = ([[ARROW_FLAG_DICTIONARY_ORDERED, 'ARROW_FLAG_DICTIONARY_ORDERED'], [ARROW_FLAG_NULLABLE, 'ARROW_FLAG_NULLABLE'],
     [ARROW_FLAG_MAP_KEYS_SORTED, 'ARROW_FLAG_MAP_KEYS_SORTED']] as const).filter(([bit]) => (flags & bit) !== 0).map(([, n]) => n);
@@ -99,7 +131,14 @@ export function flagNames(flags: number): string {
   return names.length === 0 ? 'none' : names.join(' | ');
 }
 
-/** What buffer i of n of an array of this type holds. */
+/**
+ * What buffer i of n of an array of this type holds.
+ *
+ * Ownership: pure; nothing to release.
+ * @param type - the type.
+ * @param i - the buffer's index.
+ * @param n - how many buffers the array has.
+ */
 export function bufferRole(type: DataType, i: number, n: number): string {
   const offsets = (k: string) => (k.startsWith('large') ? 'offsets (int64)' : 'offsets (int32)');
   switch (type.kind) {
@@ -331,6 +370,7 @@ function isDeviceMemory(s: StructReader, address: number): boolean {
   return s.i32('ArrowDeviceArray', address, 'device_type') !== CPU_TYPE || s.ptr('ArrowDeviceArray', address, 'sync_event') !== 0;
 }
 
+/** Options of `structTree`. */
 export interface TreeOptions {
   /**
    * Reads up to `size` bytes at a buffer's address for its preview, or null
@@ -356,6 +396,12 @@ export const TREE_OPTION_KEYS = optionKeys<TreeOptions>()(['preview', 'devicePre
  * ArrowDeviceArray) in an address space. Buffer sizes come from reading the
  * array as its schema says; when that fails, they are unknown and the root's
  * problem says why.
+ *
+ * Ownership: borrows the structs (nothing is moved or released); the tree is JS memory.
+ * @param space - the address space the structs are in.
+ * @param schema - the ArrowSchema's address.
+ * @param array - the array's struct kind and address, or null.
+ * @param options - how buffers are previewed.
  */
 export function structTree(space: Pick<AddressSpace, 'structs' | 'bytes'>, schema: number, array: { struct: 'ArrowArray' | 'ArrowDeviceArray'; address: number } | null,
   options: TreeOptions = {}): StructTree {

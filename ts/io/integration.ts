@@ -15,11 +15,22 @@ import { fieldsEqual, recordBatchField, typeToString } from '../model/types.js';
 /** The validation level the protocol imports at: everything, contents included. */
 const FULL = 3;
 
+/**
+ * Arrow's C Data integration protocol (the five entry points its harness calls) over this library's structs, with a loader for the JSON files so that it runs outside Node too. Each entry point returns null on success or an error message.
+ *
+ * Ownership: as the protocol says: an export writes into a struct the caller allocated and then owns (it releases it, or a consumer does); an import takes ownership of the struct it is given and releases it.
+ */
 export class CDataIntegration {
   private readonly files = new Map<string, IntegrationFile>();
   private readonly core: Core;
 
-  /** load(path) returns the text of an integration JSON file. */
+  /**
+   * Binds the protocol to an instance.
+   *
+   * Ownership: borrows the instance; nothing to release.
+   * @param acd - the instance (an `ArrowCDevice`).
+   * @param load - returns the text of an integration JSON file by its path.
+   */
   constructor(acd: CoreRef, private readonly load: (path: string) => string) {
     this.core = acd.core;
   }
@@ -33,7 +44,12 @@ export class CDataIntegration {
     return file;
   }
 
-  /** The number of batches of the file (reads and caches it). */
+  /**
+   * The number of batches of the file (reads and caches it).
+   *
+   * Ownership: the parsed file is cached in JS memory; nothing to release.
+   * @param path - the JSON file.
+   */
   batchCount(path: string): number {
     return this.file(path).batches.length;
   }
@@ -46,12 +62,26 @@ export class CDataIntegration {
     return batches[n];
   }
 
-  /** Writes the file's schema into the (caller-allocated, uninitialized) ArrowSchema at out. */
+  /**
+   * Writes the file's schema into the (caller-allocated, uninitialized) ArrowSchema at out.
+   *
+   * Ownership: the caller owns the struct at `out` afterwards and must release it (or hand it to a consumer).
+   * @param jsonPath - the file.
+   * @param out - an ArrowSchema the caller allocated.
+   * @returns null, or the error message.
+   */
   CDataIntegration_ExportSchemaFromJson(jsonPath: string, out: number): string | null {
     return attempt(() => writeSchema(this.core, out, recordBatchField(this.file(jsonPath).schema)));
   }
 
-  /** Takes ownership of the ArrowSchema at schema (releases it) and compares it with the file's. */
+  /**
+   * Takes ownership of the ArrowSchema at schema (releases it) and compares it with the file's.
+   *
+   * Ownership: takes ownership of the struct at `schema`, released in every case.
+   * @param jsonPath - the file.
+   * @param schema - the ArrowSchema's address.
+   * @returns null when equal, else what differs or the error.
+   */
   CDataIntegration_ImportSchemaAndCompareToJson(jsonPath: string, schema: number): string | null {
     return attempt(() => {
       try {
@@ -68,7 +98,15 @@ export class CDataIntegration {
     });
   }
 
-  /** Writes batch numBatch of the file into the (caller-allocated, uninitialized) ArrowArray at out. */
+  /**
+   * Writes batch numBatch of the file into the (caller-allocated, uninitialized) ArrowArray at out.
+   *
+   * Ownership: the caller owns the struct at `out` afterwards and must release it (or hand it to a consumer).
+   * @param jsonPath - the file.
+   * @param numBatch - the batch's index.
+   * @param out - an ArrowArray the caller allocated.
+   * @returns null, or the error message.
+   */
   CDataIntegration_ExportBatchFromJson(jsonPath: string, numBatch: number, out: number): string | null {
     return attempt(() => writeRaw(this.core, out, this.batch(jsonPath, numBatch)));
   }
@@ -76,6 +114,12 @@ export class CDataIntegration {
   /**
    * Takes ownership of the ArrowArray at batch (releases it), validates it fully
    * against the file's schema and compares it with batch numBatch of the file.
+   *
+   * Ownership: takes ownership of the struct at `batch`, released in every case.
+   * @param jsonPath - the file.
+   * @param numBatch - the batch's index.
+   * @param batch - the ArrowArray's address.
+   * @returns null when equal, else what differs or the error.
    */
   CDataIntegration_ImportBatchAndCompareToJson(jsonPath: string, numBatch: number, batch: number): string | null {
     return attempt(() => {
@@ -96,7 +140,11 @@ export class CDataIntegration {
     });
   }
 
-  /** Live bytes allocated by the core. */
+  /**
+   * Live bytes allocated by the core.
+   *
+   * Ownership: reads a counter; nothing to release.
+   */
   BytesAllocated(): number {
     return this.core.bytesAllocated();
   }
@@ -111,11 +159,17 @@ function attempt(f: () => void): string | null {
   }
 }
 
+/** What `runIntegration` found. */
 export interface IntegrationSummary {
+  /** Whether every step held and nothing leaked. */
   ok: boolean;
+  /** The file's name. */
   file: string;
+  /** How many batches went through. */
   batches: number;
+  /** Live bytes left after the run (0 when nothing leaked). */
   bytesLeaked: number;
+  /** What failed, one message each. */
   errors: string[];
 }
 
@@ -124,6 +178,12 @@ export interface IntegrationSummary {
  * producer and consumer: the schema and every batch exported from the JSON
  * and imported back, compared to the JSON, with the byte count checked.
  * `onBatch` is called after each batch (the CLI's progress).
+ *
+ * Ownership: every struct it makes is released before it returns; nothing to release.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param path - the JSON file.
+ * @param load - returns a file's text.
+ * @param onBatch - called after each batch with how many are done and the total.
  */
 export function runIntegration(acd: CoreRef, path: string, load: (path: string) => string,
   onBatch?: (done: number, total: number) => void): IntegrationSummary {

@@ -5,7 +5,9 @@
 
 import { EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY, typeToString, type DataType, type Field } from './types.js';
 
+/** A field's extension type, from its `ARROW:extension:*` metadata. */
 export interface Extension {
+  /** Its name (`arrow.uuid`, ...). */
   readonly name: string;
   /** The serialized parameters ('' when absent). */
   readonly metadata: string;
@@ -82,7 +84,12 @@ const CHECKS: Record<string, Check> = {
 /** The canonical extension names. */
 export const CANONICAL_EXTENSIONS: readonly string[] = Object.keys(CHECKS);
 
-/** The field's extension type, or null when it has none. */
+/**
+ * The field's extension type, or null when it has none.
+ *
+ * Ownership: pure; nothing to release.
+ * @param field - the field.
+ */
 export function extensionOf(field: Field): Extension | null {
   const name = field.metadata?.get(EXTENSION_NAME_KEY);
   if (name === undefined) return null;

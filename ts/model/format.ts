@@ -5,8 +5,11 @@ import { ArrowCDeviceError } from '../abi/errors.js';
 import * as t from './types.js';
 import type { DataType, Field, TimeUnit } from './types.js';
 
+/** ArrowSchema flag: the dictionary's order is meaningful. */
 export const ARROW_FLAG_DICTIONARY_ORDERED = 1;
+/** ArrowSchema flag: the field may hold nulls. */
 export const ARROW_FLAG_NULLABLE = 2;
+/** ArrowSchema flag: the keys of each map are sorted. */
 export const ARROW_FLAG_MAP_KEYS_SORTED = 4;
 
 type NestedKind = 'list' | 'large_list' | 'list_view' | 'large_list_view' | 'fixed_size_list' | 'struct' | 'map' | 'union' | 'run_end_encoded';
@@ -92,7 +95,12 @@ function parseUnion(format: string): FormatInfo {
   return { kind: 'union', mode: m[1] === 'd' ? 'dense' : 'sparse', typeIds };
 }
 
-/** Parses one format string; throws ArrowCDeviceError (EINVAL) quoting it when malformed. */
+/**
+ * Parses one format string; throws ArrowCDeviceError (EINVAL) quoting it when malformed.
+ *
+ * Ownership: pure; nothing to release.
+ * @param format - the format string.
+ */
 export function parseFormat(format: string): FormatInfo {
   const fixed = FIXED.get(format);
   if (fixed) return fixed;
@@ -122,7 +130,12 @@ function checkInt(type: DataType, what: string, value: number, min: number, max:
   }
 }
 
-/** The format string of a type; for a dictionary, of its index type (the value type goes in the dictionary child). */
+/**
+ * The format string of a type; for a dictionary, of its index type (the value type goes in the dictionary child).
+ *
+ * Ownership: pure; nothing to release.
+ * @param type - the type.
+ */
 export function formatOf(type: DataType): string {
   switch (type.kind) {
     case 'decimal': {
@@ -183,6 +196,12 @@ function expectChildren(format: string, children: readonly Field[], n: number): 
  * fields, its flags and, for a dictionary-encoded type, the value type read
  * from its `dictionary` child. Throws ArrowCDeviceError (EINVAL) when they
  * do not fit together.
+ *
+ * Ownership: pure; nothing to release.
+ * @param format - the format string.
+ * @param children - the children's fields.
+ * @param flags - the ArrowSchema flags.
+ * @param dictionaryValue - the dictionary's value type, for a dictionary-encoded type.
  */
 export function typeFromFormat(format: string, children: readonly Field[], flags: number, dictionaryValue?: DataType): DataType {
   const info = parseFormat(format);

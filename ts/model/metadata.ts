@@ -123,6 +123,9 @@ export function codeUnitsToString(units: Uint16Array, n = units.length): string 
 /**
  * Encodes metadata for ArrowSchema.metadata. null means "no metadata" and
  * gives null (a NULL pointer in C); an empty map gives a 4-byte zero count.
+ *
+ * Ownership: pure; the bytes are JS memory.
+ * @param m - the metadata, or null for none.
  */
 export function encodeMetadata(m: Metadata | null | undefined): Uint8Array | null {
   if (m == null) return null;
@@ -147,13 +150,6 @@ export function encodeMetadata(m: Metadata | null | undefined): Uint8Array | nul
 }
 
 /**
- * Decodes ArrowSchema.metadata bytes (invalid UTF-8 escaped, see above).
- * Bytes after the last pair are ignored,
- * so a view running past the end of the encoding is fine. Duplicate keys:
- * the last value wins. Throws ArrowCDeviceError (EINVAL) naming the key or
- * value and the byte offset when the bytes are malformed.
- */
-/**
  * How many pairs of two zero lengths (an empty key and an empty value, 8 zero
  * bytes each) follow at `offset`, up to `max`: a count of millions over zeroed
  * memory is walked in words rather than pair by pair.
@@ -174,6 +170,17 @@ function emptyPairsAt(bytes: Uint8Array, offset: number, max: number): number {
   return i;
 }
 
+/**
+ * Decodes ArrowSchema.metadata bytes (invalid UTF-8 escaped, see above).
+ * Bytes after the last pair are ignored,
+ * so a view running past the end of the encoding is fine. Duplicate keys:
+ * the last value wins. Throws ArrowCDeviceError (EINVAL) naming the key or
+ * value and the byte offset when the bytes are malformed.
+
+ *
+ * Ownership: pure; nothing to release.
+ * @param bytes - the encoded metadata.
+ */
 export function decodeMetadata(bytes: Uint8Array): Metadata {
   return decodeMetadataCounted(bytes, { bytes: MAX_METADATA_BYTES });
 }

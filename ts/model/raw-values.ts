@@ -270,6 +270,10 @@ function findRun(runEnds: RawArray, i: number, path: string): number {
  * The logical value of every slot of a raw array (its offset applied), as
  * plain data (see the top of this file). Throws ArrowCDeviceError (EINVAL)
  * naming the place when the array refers outside its buffers or children.
+ *
+ * Ownership: reads the raw array's buffers (which stay their owner's); the result is JS memory.
+ * @param raw - the raw array.
+ * @param path - where the array is, for messages.
  */
 export function rawValues(raw: RawArray, path = 'array'): unknown[] {
   const out = new Array<unknown>(raw.length);
@@ -287,6 +291,12 @@ export function show(v: unknown): string {
  * null counts (where both are known), then values slot by slot. Each message
  * names the path and slot, what was expected and what was found. Empty when
  * the arrays hold the same logical values, whatever their physical layout.
+ *
+ * Ownership: pure; nothing to release.
+ * @param expected - the expected raw array.
+ * @param found - the raw array found.
+ * @param path - where the array is, for messages.
+ * @param limit - how many differences at most.
  */
 export function compareRaw(expected: RawArray, found: RawArray, path = 'array', limit = 10): string[] {
   if (!typesEqual(expected.type, found.type)) {

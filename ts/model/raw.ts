@@ -11,17 +11,20 @@ import type { StructReader } from '../abi/structs.js';
 import type { DataType } from './types.js';
 
 /**
- * One node of an array, exactly as an ArrowArray has it: `buffers` are the C
- * buffers in order (NULL as null), each a byte view holding at least what a
- * consumer may read for `offset + length` slots (see bufferSizes).
+ * One node of an array, exactly as an ArrowArray has it: `buffers` are the C buffers in order (NULL as null), each a byte view holding at least what a consumer may read for `offset + length` slots.
  */
 export interface RawArray {
+  /** Its type. */
   readonly type: DataType;
+  /** Its number of slots. */
   readonly length: number;
   /** -1 when not computed. */
   readonly nullCount: number;
+  /** The first slot's index in the buffers. */
   readonly offset: number;
+  /** The C buffers, in the spec's order for the type (null for a NULL buffer). */
   readonly buffers: readonly (Uint8Array | null)[];
+  /** The children. */
   readonly children: readonly RawArray[];
   /** The dictionary's values, for dictionary-encoded types. */
   readonly dictionary: RawArray | null;
@@ -85,6 +88,14 @@ class ByteTaker {
  * Reads the ArrowArray at ptr of an address space (already validated against
  * `type`) as a raw array. In view mode the buffers are views of the space's
  * bytes, valid while the C array lives and the memory does not grow.
+ *
+ * Ownership: borrows the struct, which stays its owner's (nothing is moved or released); in view mode the caller must not use the views after the struct is released or the memory grew.
+ * @param space - the address space the struct is in.
+ * @param ptr - the ArrowArray's address.
+ * @param type - its type (from its schema).
+ * @param mode - views or copies.
+ * @param path - for messages.
+ * @throws `ArrowCDeviceError` naming the field when an address is outside the space.
  */
 export function readRaw(space: Pick<AddressSpace, 'structs'>, ptr: number, type: DataType, mode: ImportMode, path = 'array'): RawArray {
   return readNode(space.structs, new ByteTaker(space.structs, mode), ptr, type, path);

@@ -8,7 +8,16 @@ import { flagsOf, formatOf, typeFromFormat } from './format.js';
 import { decodeMetadataAt, encodeMetadata, MAX_METADATA_BYTES, type MetadataBudget } from './metadata.js';
 import { childFields, type Field } from './types.js';
 
-/** Reads a validated ArrowSchema tree, decoding at most MAX_METADATA_BYTES of metadata in all its nodes. */
+/**
+ * Reads a validated ArrowSchema tree, decoding at most MAX_METADATA_BYTES of metadata in all its nodes.
+ *
+ * Ownership: borrows the struct, which stays its owner's; the field is JS memory.
+ * @param s - the struct reader of the struct's space (`space.structs`).
+ * @param ptr - the ArrowSchema's address.
+ * @param path - for messages.
+ * @param budget - how much metadata may still be decoded.
+ * @throws `ArrowCDeviceError` naming the path when the tree cannot be read.
+ */
 export function readField(s: StructReader, ptr: number, path = 'schema', budget: MetadataBudget = { bytes: MAX_METADATA_BYTES }): Field {
   const format = s.cString(s.ptr('ArrowSchema', ptr, 'format'), `${path}.format`);
   const namePtr = s.ptr('ArrowSchema', ptr, 'name');

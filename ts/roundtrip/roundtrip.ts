@@ -22,7 +22,9 @@ import { checkOptions, optionKeys } from '../abi/option-keys.js';
 /** Which reader made the batches: apache-arrow, this library's IPC reader, or its JSON reader. */
 export type ReaderName = 'apache-arrow' | 'own' | 'json';
 
+/** Options of `roundtripRaw`. */
 export interface RoundtripOptions {
+  /** How the imports read (default 'copy'). */
   mode?: 'copy' | 'view';
   /** The device every batch is exported onto (and copied back from). */
   device?: DeviceSpec | Device;
@@ -34,22 +36,33 @@ export interface RoundtripOptions {
 
 export const ROUNDTRIP_OPTION_KEYS = optionKeys<RoundtripOptions>()(['mode', 'device', 'validate', 'onBatch']);
 
+/** What a round trip found (the CLI's `roundtrip --json`). */
 export interface RoundtripSummary {
+  /** Whether every batch came back equal and nothing leaked. */
   ok: boolean;
+  /** The file's name. */
   file: string;
+  /** Which reader made the batches. */
   reader: ReaderName;
+  /** The import mode. */
   mode: 'copy' | 'view';
   /** The device the batches went through ('cpu', 'cuda:1', ...). */
   device: string;
   /** Sync events recorded (by the exports) and waited on (by the imports). */
   events: { recorded: number; waited: number };
+  /** How many batches. */
   batches: number;
+  /** How many rows over all batches. */
   rows: number;
+  /** How many columns. */
   columns: number;
+  /** Live bytes of the core left after the run. */
   bytesLeaked: number;
   /** Bytes of device memory (every device's) still allocated at the end. */
   deviceBytesLeaked: number;
+  /** Cells that differ. */
   mismatches: Mismatch[];
+  /** What failed, one message each. */
   errors: string[];
 }
 
@@ -90,6 +103,15 @@ function measured(acd: CoreRef, options: RoundtripOptions, batches: number,
 /**
  * Every batch of an apache-arrow table, exported from and imported into
  * apache-arrow objects; `onBatch` is called after each (the CLI's progress).
+ *
+ * Ownership: every struct it makes is released before it returns (what was not is reported as leaked); nothing to release.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param table - the batches.
+ * @param file - the file name, for the summary.
+ * @param mode - how the imports read.
+ * @param device - the device the batches go through.
+ * @param validate - the validation level.
+ * @param onBatch - called after each batch with how many are done and the total.
  */
 export function roundtripTable(acd: CoreRef, table: arrow.Table, file: string, mode: 'copy' | 'view' = 'copy',
   device: DeviceSpec | Device = 'cpu', validate?: ValidationLevel, onBatch?: (done: number, total: number) => void): RoundtripSummary {
@@ -110,7 +132,16 @@ export function roundtripTable(acd: CoreRef, table: arrow.Table, file: string, m
   return { ...result, file, reader: 'apache-arrow', batches: table.batches.length, rows: table.numRows, columns: table.numCols };
 }
 
-/** Every batch of a raw file (integration JSON, or IPC read by this library), through raw export and import. */
+/**
+ * Every batch of a raw file (integration JSON, or IPC read by this library), through raw export and import.
+ *
+ * Ownership: every struct it makes is released before it returns (what was not is reported as leaked); nothing to release.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param file - the file, read by this library.
+ * @param name - the file name, for the summary.
+ * @param options - mode, device, validation level.
+ * @param reader - which reader made the batches.
+ */
 export function roundtripRaw(acd: CoreRef, file: IntegrationFile, name: string, options: RoundtripOptions = {},
   reader: ReaderName = 'own'): RoundtripSummary {
   checkOptions('roundtripRaw', options, ROUNDTRIP_OPTION_KEYS);
@@ -185,14 +216,27 @@ export function batchMismatches(expected: RawArray, found: RawArray, fields: rea
   return out;
 }
 
-/** Whether bytes hold integration JSON (by name, or by a first character of '{'). */
+/**
+ * Whether bytes hold integration JSON (by name, or by a first character of `{`).
+ *
+ * Ownership: pure; nothing to release.
+ * @param name - the file name.
+ * @param bytes - its first bytes, at least.
+ */
 export function isJson(name: string, bytes: Uint8Array): boolean {
   if (/\.json(\.gz)?$/i.test(name)) return true;
   const first = bytes.find((c) => c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09);
   return first === 0x7b;
 }
 
-/** The integration JSON in text, or this library's reading of IPC bytes. */
+/**
+ * The integration JSON in text, or this library's reading of IPC bytes.
+ *
+ * Ownership: the batches' buffers may be views of `bytes`: keep it unchanged while they are used.
+ * @param name - the file name.
+ * @param bytes - the file's bytes.
+ * @param text - reads the file as text (for JSON).
+ */
 export function readOwn(name: string, bytes: Uint8Array, text: () => string): { file: IntegrationFile; reader: ReaderName } {
   return isJson(name, bytes) ? { file: readIntegrationJson(text()), reader: 'json' } : { file: readIpc(bytes), reader: 'own' };
 }

@@ -32,16 +32,22 @@ import { fieldsEqual, recordBatchField, type Field } from '../model/types.js';
 
 import { batchMismatches, schemaMismatches, type ReaderName, type RoundtripSummary } from './roundtrip.js';
 
+/**
+ * Which stream interface a round trip goes through: the pull stream or the async device stream.
+ */
 export type Via = 'stream' | 'async';
 
 /** The CLI's roundtrip summary, with the interface used and what streams could leak. */
 export interface StreamRoundtripSummary extends RoundtripSummary {
+  /** The interface used. */
   via: Via;
   /** Function table slots and stream objects (TS and C) left behind. */
   tableSlotsLeaked: number;
+  /** Stream objects (TS-made structs' state) left after the run. */
   objectsLeaked: number;
 }
 
+/** Options of `roundtripStream`. */
 export interface StreamRoundtripOptions {
   /** Named in the summary. */
   file?: string;
@@ -55,7 +61,7 @@ export interface StreamRoundtripOptions {
 
 export const STREAM_ROUNDTRIP_OPTION_KEYS = optionKeys<StreamRoundtripOptions>()(['file', 'device', 'validate', 'onBatch']);
 
-/** roundtripStreamRaw's options: also which reader read the file (named in the summary). */
+/** Options of `roundtripStreamRaw`: those of `roundtripStream`, and which reader read the file (named in the summary). */
 export type RawStreamRoundtripOptions = StreamRoundtripOptions & { reader?: ReaderName };
 export const RAW_STREAM_ROUNDTRIP_OPTION_KEYS = optionKeys<RawStreamRoundtripOptions>()([...STREAM_ROUNDTRIP_OPTION_KEYS, 'reader']);
 
@@ -83,6 +89,13 @@ interface Carried<T> {
 /**
  * Sends every batch of table through the pull stream or the async device
  * stream and back (TS → C → TS), compares them and checks for leaks.
+ *
+ * Ownership: every stream and batch it makes is released before the promise resolves (what was not is reported as leaked); nothing to release.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param table - the batches.
+ * @param via - `stream` or `async`.
+ * @param mode - how the imports read.
+ * @param options - file name, device, validation level.
  */
 export async function roundtripStream(acd: CoreRef, table: arrow.Table, via: Via, mode: 'copy' | 'view',
   options: StreamRoundtripOptions = {}): Promise<StreamRoundtripSummary> {
@@ -109,8 +122,16 @@ export async function roundtripStream(acd: CoreRef, table: arrow.Table, via: Via
 }
 
 /**
- * Like roundtripStream, for raw arrays of any type of the spec (a file read
- * by this library's own readers): the streams carry them as they are.
+ * Like `roundtripStream`, for raw arrays of any type of the spec (a file read by this library's own readers, run-end encoded and list views included): the streams carry them as they are.
+ *
+ * Ownership: every stream and array it makes is released before the promise resolves (what was not is reported as leaked); `file` is only read; nothing to release.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param file - the schema and batches, as this library's IPC or JSON reader gives them.
+ * @param via - `stream` or `async`.
+ * @param mode - how the imports read.
+ * @param options - file name, reader name, device, validation level, `onBatch`.
+ * @returns the summary: batches, rows, columns, mismatches and leaks.
+ * @throws `ArrowCDeviceError` (EINVAL) for an unknown option key.
  */
 export async function roundtripStreamRaw(acd: CoreRef, file: IntegrationFile, via: Via, mode: 'copy' | 'view',
   options: RawStreamRoundtripOptions = {}): Promise<StreamRoundtripSummary> {

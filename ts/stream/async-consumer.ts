@@ -5,6 +5,8 @@
 // wanted), each batch an apache-arrow batch or a raw array (async-extract.ts).
 // The stream may live in another module's memory ({ from }): the calls that
 // differ are in async-calls.ts.
+// Longer than 400 lines because its public members carry their reference
+// documentation (docs/api/ is generated from it), ownership included.
 
 import type * as arrow from 'apache-arrow';
 import type { ImportedSchema, Imported } from '../exchange/handles.js';
@@ -31,19 +33,16 @@ interface QueuedTask {
 }
 
 /**
- * A consumer of the async device stream: `handler` is the struct to give to
- * a producer. Batches come out of [Symbol.asyncIterator], entries() or
- * readable(). The handler is freed when the producer releases it; `done`
- * resolves then. Leaving a loop early cancels the producer; tasks that still
- * arrive are extracted with NULL. Cancelled before on_schema (the producer
- * cannot be called yet), the consumer answers on_schema with ECANCELED: the
- * spec's way to refuse a stream, after which the producer calls release only.
- * In view mode the batches stay valid until release(). T: apache-arrow
- * batches (acd.asyncConsumer()), or raw arrays of any type
- * (acd.asyncRawConsumer(), whose stream's schema may be of any type).
+ * A consumer of the async device stream: `handler` is the struct to give to a producer. Batches come out of `[Symbol.asyncIterator]`, `entries()` or `readable()`. Leaving a loop early cancels the producer; tasks that still arrive are extracted with NULL. Cancelled before on_schema (the producer cannot be called yet), the consumer answers on_schema with ECANCELED: the spec's way to refuse a stream, after which the producer calls release only. `T`: apache-arrow batches (`acd.asyncConsumer()`), or raw arrays of any type (`acd.asyncRawConsumer()`, whose stream's schema may be of any type).
+ *
+ * Ownership: the caller owns the consumer and must `release()` it (or use `await using`). The handler itself is freed when the producer releases it (`done` resolves then); a handler no producer took is freed by `release()`. In view mode the batches (or raw arrays) stay valid until `release()`.
  */
 export class AsyncStreamConsumer<T = arrow.RecordBatch> implements AsyncIterable<T> {
+  /** The address of the ArrowAsyncDeviceStreamHandler, to give to a producer. */
   readonly handler: number;
+  /**
+   * Resolves when the handler was released (by the producer, or by `release()` when no producer took it).
+   */
   readonly done: Promise<void>;
   /** The stream's schema for apache-arrow, once on_schema came (null for raw arrays: see field). */
   schema: arrow.Schema | null = null;
@@ -53,8 +52,9 @@ export class AsyncStreamConsumer<T = arrow.RecordBatch> implements AsyncIterable
   additionalMetadata: Metadata | null = null;
   /** The producer's device type (from on_schema). */
   deviceType = 0;
-  /** The sum of the n this consumer gave to request, and how many calls it made. */
+  /** The sum of the n this consumer gave to `request`. */
   requested = 0n;
+  /** How many `request` calls it made. */
   requestCalls = 0;
   private readonly calls: AsyncCalls;
   private imported: ImportedSchema | null = null;
@@ -72,6 +72,15 @@ export class AsyncStreamConsumer<T = arrow.RecordBatch> implements AsyncIterable
   private readonly importOptions: StreamImportOptions;
   private taken = 0;
 
+  /**
+   * Made by `ArrowCDevice.asyncConsumer` (apache-arrow batches) or `ArrowCDevice.asyncRawConsumer` (raw arrays).
+   *
+   * Ownership: allocates the handler (in the core's memory, or in `options.from`'s); the caller owns the consumer and must `release()` it.
+   * @param acd - the instance.
+   * @param options - `window`, `from`, and the import options of each batch.
+   * @param reading - how each batch is read: as an apache-arrow batch (the default) or as a raw array.
+   * @throws `ArrowCDeviceError` (EINVAL) for a window that is not a positive integer, a `from` that is not a ForeignModule, or an unknown option key.
+   */
   constructor(private readonly acd: CoreRef, options: AsyncConsumerOptions = {},
     private readonly reading = batchReading as unknown as AsyncReading<T>) {
     if (reading === batchReading as unknown as AsyncReading<T>) checkOptions('asyncConsumer', options, ASYNC_CONSUMER_OPTION_KEYS);
@@ -238,6 +247,8 @@ export class AsyncStreamConsumer<T = arrow.RecordBatch> implements AsyncIterable
    * NULL. Before on_schema, the producer is told by on_schema's ECANCELED.
    * Idempotent; never throws (a failure of the producer's cancel is the
    * stream's error).
+   *
+   * Ownership: nothing changes hands; `release()` is still needed.
    */
   cancel(): void {
     if (this.cancelled) return;
@@ -304,7 +315,11 @@ export class AsyncStreamConsumer<T = arrow.RecordBatch> implements AsyncIterable
     }
   }
 
-  /** Batches with the metadata of their on_next_task call. */
+  /**
+   * Batches with the metadata of their on_next_task call.
+   *
+   * Ownership: copy mode: JS memory; view mode: the consumer keeps each batch's C array until `release()`.
+   */
   entries(): AsyncIterableIterator<AsyncBatch<T>> {
     const it: AsyncIterableIterator<AsyncBatch<T>> = {
       next: () => this.nextEntry(),
@@ -317,6 +332,11 @@ export class AsyncStreamConsumer<T = arrow.RecordBatch> implements AsyncIterable
     return it;
   }
 
+  /**
+   * The batches (`for await`); leaving the loop early cancels the producer.
+   *
+   * Ownership: copy mode: JS memory; view mode: the consumer keeps each batch's C array until `release()`.
+   */
   [Symbol.asyncIterator](): AsyncIterator<T, undefined> {
     const entries = this.entries();
     return {
@@ -331,7 +351,11 @@ export class AsyncStreamConsumer<T = arrow.RecordBatch> implements AsyncIterable
     };
   }
 
-  /** The batches as a WHATWG ReadableStream (pulled one at a time: back-pressure holds). */
+  /**
+   * The batches as a WHATWG ReadableStream (pulled one at a time: back-pressure holds).
+   *
+   * Ownership: as the iterator's.
+   */
   readable(): ReadableStream<T> {
     const it = this[Symbol.asyncIterator]();
     return new ReadableStream<T>({
@@ -346,7 +370,11 @@ export class AsyncStreamConsumer<T = arrow.RecordBatch> implements AsyncIterable
     }, { highWaterMark: 0 });
   }
 
-  /** Every batch (throws the producer's error). */
+  /**
+   * Every batch (throws the producer's error).
+   *
+   * Ownership: as the iterator's.
+   */
   async readAll(): Promise<T[]> {
     const out: T[] = [];
     for await (const b of this) out.push(b);
@@ -359,13 +387,9 @@ export class AsyncStreamConsumer<T = arrow.RecordBatch> implements AsyncIterable
   }
 
   /**
-   * Cancels the producer when it is still going, drops the batches not taken
-   * (extracted with NULL), releases view-mode batches and the schema, and
-   * frees the handler when no producer holds it. A producer holds it from
-   * setting handler->producer (the spec requires that before its first call
-   * other than release; produceAsync and startCAsyncProducer do it before
-   * they return) until its release, which then frees it: a producer that
-   * sets the member later must not be raced by this call.
+   * Cancels the producer when it is still going, drops the batches not taken (extracted with NULL), releases view-mode batches and the schema, and frees the handler when no producer holds it. A producer holds it from setting `handler->producer` (the spec requires that before its first call other than release; `produceAsync` and `startCAsyncProducer` do it before they return) until its release, which then frees it: a producer that sets the member later must not be raced by this call.
+   *
+   * Ownership: ends the caller's ownership of the consumer; the handler is freed now, or by the producer's release (see `done`).
    */
   release(): void {
     const unused = !this.released && this.calls.space.structs.ptr('ArrowAsyncDeviceStreamHandler', this.handler, 'producer') === 0;
@@ -379,7 +403,16 @@ export class AsyncStreamConsumer<T = arrow.RecordBatch> implements AsyncIterable
     }
   }
 
-  /** `using`: release(); `await using`: release(), then wait until the producer has released the handler (done). */
+  /**
+   * `using`: the same as `release()`.
+   *
+   * Ownership: as `release()`.
+   */
   [dispose](): void { this.release(); }
+  /**
+   * `await using`: `release()`, then waits until the producer has released the handler (`done`).
+   *
+   * Ownership: as `release()`; once it resolves, nothing of the stream is left allocated.
+   */
   async [asyncDispose](): Promise<void> { this.release(); await this.done; }
 }

@@ -18,23 +18,19 @@ import type { AsyncCalls } from './async-calls.js';
 import { arrowStreamSchema, STREAM_IMPORT_OPTION_KEYS, type StreamImportOptions } from './reader.js';
 import { optionKeys } from '../abi/option-keys.js';
 
+/**
+ * Options of `ArrowCDevice.asyncConsumer`: the import options of each batch, the module the handler lives in, and the window of credit.
+ */
 export interface AsyncConsumerOptions extends Omit<StreamImportOptions, 'from'> {
   /**
-   * The module whose producer will drive the handler (acd.foreign(); it
-   * needs a growable table and an allocator). The handler is then allocated
-   * in its memory, and its on_schema, on_next_task, on_error and release are
-   * our functions installed in its table, so that its own code calls them;
-   * the producer's request / cancel and each task's extract_data are called
-   * through its table. The schema and each batch are imported from it:
-   * copied (`mode: 'copy'`, default) or viewed in its memory (`mode: 'view'`,
-   * until release()). The handler's release frees it and those slots.
+   * The module whose producer will drive the handler (`acd.foreign()`; it needs a growable table and an allocator). The handler is then allocated in its memory, and its on_schema, on_next_task, on_error and release are our functions installed in its table, so that its own code calls them; the producer's request and cancel and each task's extract_data are called through its table. The schema and each batch are imported from it: copied (`mode: 'copy'`, the default) or viewed in its memory (`mode: 'view'`, until `release()`). The handler's release frees it and those slots.
    */
   from?: ForeignModule;
   /** How many batches may be requested ahead of the ones taken (default 4). */
   window?: number;
 }
 
-/** A raw consumer's options: no convert (a raw array keeps every type as it is). */
+/** Options of `ArrowCDevice.asyncRawConsumer`: those of `asyncConsumer` but `convert` (a raw array keeps every type as it is). */
 export type AsyncRawConsumerOptions = Omit<AsyncConsumerOptions, 'convert'>;
 
 export const ASYNC_CONSUMER_OPTION_KEYS = optionKeys<AsyncConsumerOptions>()([...STREAM_IMPORT_OPTION_KEYS, 'window']);
@@ -42,7 +38,9 @@ export const ASYNC_RAW_CONSUMER_OPTION_KEYS = optionKeys<AsyncRawConsumerOptions
 
 /** One batch as it came (an apache-arrow batch, or a raw array): with the metadata of its on_next_task call. */
 export interface AsyncBatch<T = arrow.RecordBatch> {
+  /** The batch (or raw array). */
   batch: T;
+  /** The metadata of its on_next_task call, or null. */
   metadata: Metadata | null;
 }
 

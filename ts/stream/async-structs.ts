@@ -10,10 +10,12 @@ import { streamRuntime, type HandlerCallbacks, type ProducerCallbacks } from './
 import type { Metadata } from '../model/types.js';
 
 /**
- * A handler struct whose callbacks are `callbacks`, in memory allocated here.
- * Ready for callbacks at once. When a producer calls its release, the struct
- * is freed after callbacks.release(); disposeHandler frees one that was never
- * given to a producer.
+ * A handler struct (ArrowAsyncDeviceStreamHandler) whose callbacks are `callbacks`, in memory allocated here, ready for callbacks at once. The lowest level of the async stream, for tests and tools; `asyncConsumer` is the consumer most code wants.
+ *
+ * Ownership: the caller owns the handler until it gives it to a producer; when a producer calls its release, the struct is freed after `callbacks.release()`. One never given to a producer must be freed with `disposeHandler`.
+ * @param core - the core (`acd.core`).
+ * @param callbacks - on_schema, on_next_task, on_error and release, as JS functions.
+ * @returns the handler's address.
  */
 export function makeHandler(core: Core, callbacks: HandlerCallbacks): number {
   const ptr = core.alloc(core.structs.size('ArrowAsyncDeviceStreamHandler'));
@@ -21,7 +23,13 @@ export function makeHandler(core: Core, callbacks: HandlerCallbacks): number {
   return ptr;
 }
 
-/** Frees a handler made by makeHandler that no producer will ever release. */
+/**
+ * Frees a handler made by `makeHandler` that no producer will ever release.
+ *
+ * Ownership: ends the caller's ownership of the handler.
+ * @param core - the core (`acd.core`).
+ * @param handler - the handler's address.
+ */
 export function disposeHandler(core: Core, handler: number): void {
   const rt = streamRuntime(core);
   const found = rt.lookup<HandlerCallbacks>('handler', handler);
@@ -31,7 +39,16 @@ export function disposeHandler(core: Core, handler: number): void {
   core.free(handler);
 }
 
-/** A producer struct (device type, callbacks, additional_metadata copied); free it with freeProducer. */
+/**
+ * A producer struct (ArrowAsyncProducer: device type, callbacks, additional_metadata copied). The lowest level of the async stream, for tests and tools; `produceAsync` is the producer most code wants.
+ *
+ * Ownership: the caller owns the struct and must free it with `freeProducer` (after the handler's release).
+ * @param core - the core (`acd.core`).
+ * @param deviceType - the ArrowDeviceType of its batches.
+ * @param additionalMetadata - copied into the core's memory, or null.
+ * @param callbacks - request and cancel, as JS functions.
+ * @returns the producer's address.
+ */
 export function makeProducer(core: Core, deviceType: number, additionalMetadata: Metadata | null, callbacks: ProducerCallbacks): number {
   const rt = streamRuntime(core);
   const s = core.structs;
@@ -42,6 +59,13 @@ export function makeProducer(core: Core, deviceType: number, additionalMetadata:
   return ptr;
 }
 
+/**
+ * Frees a producer made by `makeProducer`, with its copied metadata and its callbacks' registration.
+ *
+ * Ownership: ends the caller's ownership of the producer.
+ * @param core - the core (`acd.core`).
+ * @param producer - the producer's address.
+ */
 export function freeProducer(core: Core, producer: number): void {
   const rt = streamRuntime(core);
   const found = rt.lookup<ProducerCallbacks>('producer', producer);
@@ -53,10 +77,13 @@ export function freeProducer(core: Core, producer: number): void {
 }
 
 /**
- * A task holding `data` (an ArrowDeviceArray allocated with core.alloc, owned
- * by the task): extract_data moves it into out, or releases it when out is
- * NULL, and frees it. Returns the task struct, which the caller frees after
- * on_next_task returned (a consumer that keeps a task copies the struct).
+ * A task (ArrowAsyncTask) holding `data`: its extract_data moves `data` into its out parameter, or releases it when out is NULL, and frees it.
+ *
+ * Ownership: takes ownership of `data` (an ArrowDeviceArray allocated with `core.alloc`). The caller owns the returned task struct and frees it after on_next_task returned (a consumer that keeps a task copies the struct).
+ * @param core - the core (`acd.core`).
+ * @param data - the ArrowDeviceArray's address.
+ * @param onExtract - called with whether the data was wanted.
+ * @returns the task's address.
  */
 export function makeTask(core: Core, data: number, onExtract?: (wanted: boolean) => void): number {
   const ptr = core.alloc(core.structs.size('ArrowAsyncTask'));

@@ -10,6 +10,8 @@
 // async-targets.ts. The consumer is in async-consumer.ts, the low-level
 // structs in async-structs.ts, the C producer and consumer in c-backed.ts;
 // all are re-exported here.
+// Longer than 400 lines because its public functions and types carry their
+// reference documentation (docs/api/ is generated from it), ownership included.
 
 import { checkOptions, optionKeys } from '../abi/option-keys.js';
 import * as arrow from 'apache-arrow';
@@ -30,6 +32,9 @@ export type { AsyncBatch, AsyncConsumerOptions, AsyncRawConsumerOptions } from '
 export { disposeHandler, freeProducer, makeHandler, makeProducer, makeTask } from './async-structs.js';
 export { CAsyncConsumer, startCAsyncProducer, type CAsyncConsumerOptions } from './c-backed.js';
 
+/**
+ * What an async producer reads batches from: a Table, a RecordBatchReader, a sync or async iterable of batches, or a ReadableStream of them.
+ */
 export type AsyncBatchSource =
   | arrow.Table
   | arrow.RecordBatchReader
@@ -42,10 +47,13 @@ export type AsyncRawSource = Iterable<RawArray> | AsyncIterable<RawArray> | Read
 
 // ---- producing ----------------------------------------------------------------------------
 
+/** Options of `produceAsync`. */
 export interface ProduceAsyncOptions {
   /** The stream's schema; by default the first batch's (or the source's when it has none). */
   schema?: arrow.Schema;
-  /** Where the batches are exported ('cpu' by default, 'cuda:1', { type: 'rocm', id: 2 }, ...). */
+  /**
+   * Where the batches are exported (`'cpu'` by default, `'cuda:1'`, `{ type: 'rocm', id: 2 }`, ...).
+   */
   device?: DeviceSpec | Device;
   /** ArrowAsyncProducer.additional_metadata (valid until the handler is released). */
   additionalMetadata?: Metadata | null;
@@ -66,6 +74,7 @@ export interface ProduceAsyncOptions {
 
 /** produceAsyncRaw's options: its schema is an argument of its own, and taskMetadata is given raw arrays. */
 export interface RawProduceAsyncOptions extends Omit<ProduceAsyncOptions, 'schema' | 'taskMetadata'> {
+  /** The metadata passed with each on_next_task, given the raw array and its index (valid during the call only). */
   taskMetadata?: (batch: RawArray, index: number) => Metadata | null;
 }
 
@@ -100,25 +109,30 @@ function batchSourceField(source: AsyncBatchSource, schema: arrow.Schema | undef
  * `error` as its name, code and message.
  */
 export interface ProducerStats {
+  /** The sum of the n the consumer gave to `request`. */
   requested: bigint;
+  /** How many tasks were handed to on_next_task. */
   tasks: number;
+  /** How many tasks the consumer extracted the data of. */
   extracted: number;
+  /** How many tasks were extracted with NULL (data not wanted) or never extracted. */
   discarded: number;
+  /** Whether the consumer called `cancel`. */
   cancelled: boolean;
   /** The error reported with on_error, if any. */
   error: ArrowCDeviceError | null;
 }
 
 /**
- * Drives the consumer's handler at `handler` from source. Before returning it
- * sets handler->producer; everything else happens later, from microtasks.
- * The returned promise resolves once the handler was released (with the
- * producer's stats); it does not reject: failures go to on_error, and so
- * does what a handler callback throws (a trap, a foreign exception: named
- * after the callback; after on_error, release only). Throws
- * (touching nothing) when source or options are not usable. The consumer
- * owns the handler throughout; the producer owns the ArrowAsyncProducer and
- * frees it after calling the handler's release.
+ * Drives the consumer's handler at `handler` from `source`. Before returning it sets `handler->producer`; everything else happens later, from microtasks. The returned promise resolves once the handler was released (with the producer's stats); it does not reject: failures go to on_error, and so does what a handler callback throws (a trap, a foreign exception: named after the callback; after on_error, release only).
+ *
+ * Ownership: the consumer owns the handler throughout (the producer calls its release at the end); the producer owns the ArrowAsyncProducer and frees it after calling the handler's release. Each batch is moved into the consumer by extract_data. Nothing is left for the caller to release.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param handler - the address of a struct ArrowAsyncDeviceStreamHandler.
+ * @param source - the batches.
+ * @param options - `schema`, `device`, `into`, the metadata.
+ * @returns a promise of the final stats, with `done` (the same promise) and the live `stats` on it.
+ * @throws `ArrowCDeviceError` (EINVAL), touching nothing, when `source` or `options` are not usable.
  */
 export function produceAsync(acd: CoreRef, handler: number, source: AsyncBatchSource, options: ProduceAsyncOptions = {}): Production {
   checkOptions('produceAsync', options, PRODUCE_ASYNC_OPTION_KEYS);
@@ -127,10 +141,16 @@ export function produceAsync(acd: CoreRef, handler: number, source: AsyncBatchSo
 }
 
 /**
- * Like produceAsync, over raw arrays of any type of the spec (run-end
- * encoded and list views included): `schema` is the stream's (a Schema: a
- * record batch's struct of its fields; or any Field), and every raw array
- * must be of its type (else on_error with EINVAL).
+ * Like `produceAsync`, over raw arrays of any type of the spec (run-end encoded and list views included): every raw array must be of the stream's type (else on_error with EINVAL). The function form of `ArrowCDevice.produceAsyncRaw`.
+ *
+ * Ownership: as `produceAsync`: borrows the handler until the producer calls its `release` (the handler's owner frees it then); the producer, its tasks and the arrays it hands out are freed as the consumer releases them; nothing is left for the caller to release.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param handler - the address of a struct ArrowAsyncDeviceStreamHandler.
+ * @param schema - the stream's schema: a Schema (a record batch's struct of its fields) or any Field.
+ * @param source - the raw arrays: an (async) iterable or a ReadableStream.
+ * @param options - `device`, `additionalMetadata`, `taskMetadata`, `into`.
+ * @returns a promise of the final stats, with the live `stats` and `done` on it.
+ * @throws `ArrowCDeviceError` (EINVAL) for an unknown option key.
  */
 export function produceAsyncRaw(acd: CoreRef, handler: number, schema: Schema | Field, source: AsyncRawSource, options: RawProduceAsyncOptions = {}): Production {
   checkOptions('produceAsyncRaw', options, RAW_PRODUCE_ASYNC_OPTION_KEYS);

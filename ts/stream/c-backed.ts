@@ -15,27 +15,49 @@ import type { Metadata } from '../model/types.js';
 
 // ---- pull ------------------------------------------------------------------------------
 
-/** A list of batches owned by the C core (what its consumers collect). */
+/**
+ * A list of batches owned by the C core (what its consumers collect): a schema and ArrowDeviceArrays in the core's memory.
+ *
+ * Ownership: a list made by `create` is the caller's, to `release()` (which frees the batches still in it); one from `borrow` is someone else's, and its `release()` does nothing.
+ */
 export class BatchList extends Handle {
-  private constructor(private readonly core: Core, readonly ptr: number, owned: boolean) {
+  /** The list's address (struct AcdBatchList). */
+  readonly ptr: number;
+
+  private constructor(private readonly core: Core, ptr: number, owned: boolean) {
     super(owned ? () => core.stream.listFree(ptr) : () => {});
+    this.ptr = ptr;
   }
 
+  /**
+   * An empty list.
+   *
+   * Ownership: the caller owns it and must `release()` it.
+   * @param core - the core (`acd.core`).
+   */
   static create(core: Core): BatchList {
     const ptr = core.stream.listNew();
     if (ptr === 0) core.checkStream(ENOMEM);
     return new BatchList(core, ptr, true);
   }
 
-  /** A list owned by someone else (a C consumer): release() does nothing. */
+  /**
+   * A list owned by someone else (a C consumer): its `release()` does nothing.
+   *
+   * Ownership: borrows; the list stays its owner's.
+   * @param core - the core (`acd.core`).
+   * @param ptr - the list's address.
+   */
   static borrow(core: Core, ptr: number): BatchList {
     return new BatchList(core, ptr, false);
   }
 
+  /** How many batches the list holds. */
   get length(): number {
     return this.core.stream.listLength(this.ptr);
   }
 
+  /** The ArrowDeviceType of its batches. */
   get deviceType(): number {
     return this.core.stream.listDeviceType(this.ptr);
   }
@@ -45,7 +67,13 @@ export class BatchList extends Handle {
     return this.core.stream.listSchema(this.ptr);
   }
 
-  /** The address of batch i's ArrowDeviceArray. */
+  /**
+   * The address of batch i's ArrowDeviceArray.
+   *
+   * Ownership: borrows; the batch stays the list's (a consumer may move it out).
+   * @param i - the batch's index.
+   * @throws `ArrowCDeviceError` (EINVAL) for an index out of range.
+   */
   array(i: number): number {
     const ptr = this.core.stream.listArray(this.ptr, i);
     if (ptr === 0) throw new ArrowCDeviceError(`list: no batch ${i} (length ${this.length})`, EINVAL);
@@ -53,14 +81,19 @@ export class BatchList extends Handle {
   }
 }
 
+/** Options of the C generator (`CBatchSource.generator`). */
 export interface GeneratorOptions {
+  /** How many batches (default 3). */
   batches?: number;
+  /** Rows in each batch (default 5). */
   rowsPerBatch?: number;
   /** The device type the batches are labelled with ('cpu' by default; their memory stays host memory). */
   device?: DeviceSpec;
   /** get_next fails at this batch with failCode and failMessage. */
   failAt?: number;
+  /** The errno `get_next` fails with (default EIO). */
   failCode?: number;
+  /** The message `get_last_error` then gives. */
   failMessage?: string;
   /** get_schema fails. */
   failSchema?: boolean;
@@ -71,18 +104,25 @@ export interface GeneratorOptions {
 export const GENERATOR_OPTION_KEYS = optionKeys<GeneratorOptions>()(['batches', 'rowsPerBatch', 'device', 'failAt', 'failCode', 'failMessage', 'failSchema', 'wrongDeviceAt']);
 
 /**
- * A batch source of the C core (struct AcdBatchSource), moved into the
- * stream or producer made from it; release() frees what was not moved.
+ * A batch source of the C core (struct AcdBatchSource).
+ *
+ * Ownership: the caller owns it until it is moved into a stream or a producer made from it (`cStream`, `startCAsyncProducer`); `release()` frees what was not moved.
  */
 export class CBatchSource extends Handle {
-  private constructor(core: Core, readonly ptr: number) {
+  /** The source's address. */
+  readonly ptr: number;
+
+  private constructor(core: Core, ptr: number) {
     super(() => core.stream.sourceFree(ptr));
+    this.ptr = ptr;
   }
 
   /**
-   * The C generator: struct<id: int32 not null, value: double, name: utf8>;
-   * row r of the stream has id r, value r * 0.5 (null when r % 7 == 3), name
-   * "r<r>" (null when r % 5 == 4).
+   * The C generator: `struct<id: int32 not null, value: double, name: utf8>`; row r of the stream has id r, value r * 0.5 (null when r % 7 == 3), name "r" followed by r (null when r % 5 == 4).
+   *
+   * Ownership: the caller owns the source, until a stream or producer takes it.
+   * @param core - the core (`acd.core`).
+   * @param o - how many batches, how big, and the failures to play.
    */
   static generator(core: Core, o: GeneratorOptions = {}): CBatchSource {
     checkOptions('CBatchSource.generator', o, GENERATOR_OPTION_KEYS);
@@ -94,7 +134,13 @@ export class CBatchSource extends Handle {
     return new CBatchSource(core, ptr);
   }
 
-  /** A source handing out a list's batches; the list is empty afterwards. */
+  /**
+   * A source handing out a list's batches; the list is empty afterwards.
+   *
+   * Ownership: the batches move from the list into the source, which the caller owns.
+   * @param core - the core (`acd.core`).
+   * @param list - the list, or its address.
+   */
   static fromList(core: Core, list: BatchList | number): CBatchSource {
     const ptr = core.stream.listSourceNew(typeof list === 'number' ? list : list.ptr);
     if (ptr === 0) core.checkStream(EINVAL);
@@ -103,9 +149,14 @@ export class CBatchSource extends Handle {
 }
 
 /**
- * The C producer: a stream of the source's batches. On success the source is
- * moved into the stream (its handle then only frees the struct); on failure
- * the caller keeps it.
+ * The C producer: a stream of the source's batches.
+ *
+ * Ownership: on success the source is moved into the stream (its handle is released) and the caller owns the returned stream handle; on failure the caller keeps the source.
+ * @param core - the core (`acd.core`).
+ * @param source - the batches.
+ * @param kind - `'device'` (an ArrowDeviceArrayStream, the default) or `'array'`.
+ * @returns the stream.
+ * @throws `ArrowCDeviceError` with the C producer's code.
  */
 export function cStream(core: Core, source: CBatchSource, kind: StreamKind = 'device'): ExportedStream {
   const ptr = core.alloc(core.structs.size(STREAM_STRUCT[kind]));
@@ -119,10 +170,15 @@ export function cStream(core: Core, source: CBatchSource, kind: StreamKind = 'de
 }
 
 /**
- * The C consumer: drains the stream at ptr (checking every batch against its
- * schema and device type) into list, or releases the batches when there is no
- * list. The stream is released in every case; on failure, throws with the
- * producer's code and message (the list keeps the batches before).
+ * The C consumer: drains the stream at `ptr` (checking every batch against its schema and device type) into `list`, or releases the batches when there is no list.
+ *
+ * Ownership: takes ownership of the stream at `ptr` and releases it in every case; the batches go to `list` (its owner's), or are released.
+ * @param core - the core (`acd.core`).
+ * @param ptr - the stream's address.
+ * @param kind - which stream struct it is.
+ * @param list - where the batches go.
+ * @returns how many batches and rows it read.
+ * @throws `ArrowCDeviceError` with the producer's code and message (the list keeps the batches before).
  */
 export function drainStream(core: Core, ptr: number, kind: StreamKind, list?: BatchList): { batches: number; rows: number } {
   const totals = core.alloc(16);
@@ -141,10 +197,14 @@ export function drainStream(core: Core, ptr: number, kind: StreamKind, list?: Ba
 // ---- async ----------------------------------------------------------------------------
 
 /**
- * Starts the C producer (csrc/stream/async_producer.c) on handler, with the source's
- * batches (moved into it) and a copy of additionalMetadata. It works from the
- * pump, scheduled through the stream runtime; it frees itself after releasing
- * the handler. On failure nothing was called and the caller keeps source.
+ * Starts the C producer (csrc/stream/async_producer.c) on `handler`, with the source's batches and a copy of `additionalMetadata`. It works from the pump, scheduled through the stream runtime, and frees itself after releasing the handler.
+ *
+ * Ownership: on success the source is moved into the producer (its handle is released); the handler stays its consumer's, released by the producer at the end. On failure nothing was called and the caller keeps the source.
+ * @param core - the core (`acd.core`).
+ * @param handler - the ArrowAsyncDeviceStreamHandler's address.
+ * @param source - the batches.
+ * @param additionalMetadata - the producer's additional_metadata.
+ * @throws `ArrowCDeviceError` with the C producer's code.
  */
 export function startCAsyncProducer(core: Core, handler: number, source: CBatchSource, additionalMetadata: Metadata | null = null): void {
   const rt = streamRuntime(core);
@@ -157,7 +217,9 @@ export function startCAsyncProducer(core: Core, handler: number, source: CBatchS
   source.release(); // frees the moved-from struct
 }
 
+/** Options of the C async consumer. */
 export interface CAsyncConsumerOptions {
+  /** The credit it requests ahead (default 4). */
   window?: number;
   /** Copy each task and extract it later in the pump (default: inside on_next_task). */
   extractLater?: boolean;
@@ -171,15 +233,25 @@ export interface CAsyncConsumerOptions {
 
 export const C_ASYNC_CONSUMER_OPTION_KEYS = optionKeys<CAsyncConsumerOptions>()(['window', 'extractLater', 'cancelAfter', 'failTaskAt', 'failSchema']);
 
-/** The C consumer (csrc/stream/async_consumer.c): collects the stream into a list. */
+/**
+ * The C consumer of the async stream (csrc/stream/async_consumer.c): collects the stream into a list.
+ *
+ * Ownership: the caller owns it and must `release()` it; when a producer still holds the handler, it is cancelled and the consumer is freed with the handler's release.
+ */
 export class CAsyncConsumer extends Handle {
+  /** The ArrowAsyncDeviceStreamHandler's address, to give to a producer. */
   readonly handler: number;
+  /** The consumer's address. */
   readonly ptr: number;
   private readonly core: Core;
 
   /**
-   * release() frees it; when a producer still holds the handler, it is
-   * cancelled and the consumer goes with its release.
+   * Makes a C consumer.
+   *
+   * Ownership: the caller owns it and must `release()` it.
+   * @param core - the core (`acd.core`).
+   * @param o - the window, and the failures to play.
+   * @throws `ArrowCDeviceError` (EINVAL) for options the C consumer refuses.
    */
   constructor(core: Core, o: CAsyncConsumerOptions = {}) {
     checkOptions('CAsyncConsumer', o, C_ASYNC_CONSUMER_OPTION_KEYS);
@@ -192,6 +264,11 @@ export class CAsyncConsumer extends Handle {
     this.handler = core.stream.asyncConsumerHandler(ptr);
   }
 
+  /**
+   * What it has seen so far: the schema, the end, the release, an error, the tasks and the credit it gave.
+   *
+   * Ownership: a snapshot in JS memory; nothing to release.
+   */
   state(): { schemaReceived: boolean; ended: boolean; released: boolean; errorCode: number; errorMessage: string; tasks: number; requested: number; additionalMetadata: Metadata | null } {
     const s = this.core.stream;
     const flags = s.asyncConsumerFlags(this.ptr);
@@ -213,7 +290,13 @@ export class CAsyncConsumer extends Handle {
     return BatchList.borrow(this.core, this.core.stream.asyncConsumerList(this.ptr));
   }
 
-  /** Resolves once the producer released the handler (rejects after timeoutMs). */
+  /**
+   * Resolves once the producer released the handler (rejects after timeoutMs).
+   *
+   * Ownership: nothing changes hands.
+   * @param timeoutMs - how long to wait.
+   * @throws `ArrowCDeviceError` (EIO) after `timeoutMs`.
+   */
   async whenReleased(timeoutMs = 30_000): Promise<void> {
     const start = Date.now();
     while (!this.state().released) {

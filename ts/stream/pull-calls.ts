@@ -9,6 +9,9 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, errnoName } from '../abi/errors.js';
 import type { ForeignSource } from '../exchange/options.js';
 
+/**
+ * Which pull stream: `'array'`, an ArrowArrayStream (CPU arrays); `'device'`, an ArrowDeviceArrayStream.
+ */
 export type StreamKind = 'array' | 'device';
 
 export const STREAM_STRUCT = { array: 'ArrowArrayStream', device: 'ArrowDeviceArrayStream' } as const;

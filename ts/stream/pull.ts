@@ -27,7 +27,7 @@ import { STREAM_STRUCT, type StreamKind } from './pull-calls.js';
 import { openRawSource, openSource, PullProducer, type PullSink, type SyncBatchSource, type SyncRawSource } from './producer.js';
 import { exportStreamInto, intoSink } from './into.js';
 import {
-  importRawStream, importStream, RawStreamReader, StreamReader, type RawStreamImportOptions, type StreamImportOptions,
+  importRawStream, importStream, RawStreamReader, StreamReader, type PullReader, type RawStreamImportOptions, type StreamImportOptions,
 } from './reader.js';
 import { streamRuntime } from './runtime.js';
 
@@ -35,14 +35,19 @@ import { streamRuntime } from './runtime.js';
 export type { StreamKind } from './pull-calls.js';
 
 export type { SyncBatchSource, SyncRawSource } from './producer.js';
-export { RawStreamReader, StreamReader, type RawStreamImportOptions, type StreamImportOptions };
+export { RawStreamReader, StreamReader, type PullReader, type RawStreamImportOptions, type StreamImportOptions };
 
+/** Options of a stream export. */
 export interface StreamExportOptions {
   /** The stream's schema; by default the first batch's (or the Table's / reader's when there is none). */
   schema?: arrow.Schema;
-  /** Device streams: where the batches are exported ('cpu', default; 'cuda:1', { type: 'rocm', id: 2 }, ...). */
+  /**
+   * Device streams: where the batches are exported (`'cpu'`, the default; `'cuda:1'`, `{ type: 'rocm', id: 2 }`, ...).
+   */
   device?: DeviceSpec | Device;
-  /** Another module (acd.foreign()) to export the stream into: its memory, its table (CPU arrays only). */
+  /**
+   * Another module (`acd.foreign()`) to export the stream into: its memory, its table (CPU arrays only).
+   */
   into?: ForeignModule;
 }
 
@@ -57,30 +62,57 @@ export { STREAM_STRUCT };
 const RUNTIME_KIND = { array: 'arrayStream', device: 'deviceArrayStream' } as const;
 
 /**
- * A stream struct in wasm memory at `ptr`. A consumer may move it out (then
- * release() only frees the moved-from struct); release() otherwise calls the
- * stream's release callback and frees the struct.
+ * A stream struct in wasm memory at `ptr`.
+ *
+ * Ownership: the handle owns the struct until a consumer moves it out; the caller must `release()` it (or use `using`) in both cases: after a move it frees only the moved-from struct, otherwise it calls the stream's release callback and frees the struct.
  */
 export class ExportedStream extends Handle {
-  /** Where the struct lives: the core's memory, or another module's (an export { into } it). */
+  /** Where the struct lives: the core's memory, or another module's (an export `{ into }` it). */
   readonly space: AddressSpace;
 
-  constructor(owner: { readonly space: AddressSpace }, readonly ptr: number, readonly kind: StreamKind, onRelease?: () => void) {
+  /** The struct's address. */
+  readonly ptr: number;
+  /** Which stream struct it is. */
+  readonly kind: StreamKind;
+
+  /**
+   * Made by `exportArrayStream` and `exportDeviceArrayStream`; not meant to be called directly.
+   *
+   * Ownership: takes ownership of the stream struct at `ptr`.
+   * @param owner - the core or module whose memory holds the struct.
+   * @param ptr - the struct's address.
+   * @param kind - which stream struct it is.
+   * @param onRelease - called once the struct is freed.
+   */
+  constructor(owner: { readonly space: AddressSpace }, ptr: number,
+    kind: StreamKind, onRelease?: () => void) {
     const space = owner.space;
     super(() => {
       space.release(STREAM_STRUCT[kind], ptr);
       space.allocator!.free(ptr);
       onRelease?.();
     });
+    this.ptr = ptr;
+    this.kind = kind;
     this.space = space;
   }
 
-  /** The protocol (docs/protocol.md): the ArrowArrayStream, moved into a descriptor the caller owns. */
+  /**
+   * The protocol (docs/protocol.md): the ArrowArrayStream, moved into a descriptor.
+   *
+   * Ownership: the caller owns the descriptor and must call its `release()` (a consumer that imports it moves the stream out first); this handle keeps the moved-from struct, still to be released.
+   * @throws `ArrowCDeviceError` (EINVAL) after `release()`, or for a device stream.
+   */
   [ARROW_C_STREAM](): ArrowCDescriptor {
     return this.handOver('array', 'arrow.c_stream');
   }
 
-  /** The protocol: the ArrowDeviceArrayStream, moved into a descriptor the caller owns. */
+  /**
+   * The protocol: the ArrowDeviceArrayStream, moved into a descriptor.
+   *
+   * Ownership: as `arrow.c_stream`: the caller owns the descriptor and must call its `release()`.
+   * @throws `ArrowCDeviceError` (EINVAL) after `release()`, or for an ArrowArrayStream.
+   */
   [ARROW_C_DEVICE_STREAM](): ArrowCDescriptor {
     return this.handOver('device', 'arrow.c_device_stream');
   }
@@ -145,32 +177,58 @@ function exportRawStream(acd: CoreRef, kind: StreamKind, schema: Schema | Field,
 }
 
 /**
- * An ArrowArrayStream in wasm memory whose get_next pulls the next batch of
- * source. Every batch must have the stream's schema (else get_next fails with
- * EINVAL and the message says how it differs). The returned handle owns the
- * struct until a consumer moves it out; the batches and the schema a consumer
- * gets are released independently of the stream.
+ * An ArrowArrayStream in wasm memory whose `get_next` pulls the next batch of `source`. Every batch must have the stream's schema (else `get_next` fails with EINVAL and the message says how it differs). The function form of `ArrowCDevice.exportArrayStream`.
+ *
+ * Ownership: the caller owns the returned handle and must `release()` it; the batches and the schema a consumer gets are released independently of the stream.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param source - a Table, a RecordBatchReader, an array or any iterable of batches.
+ * @param options - `schema`, `into`.
+ * @returns the handle; `handle.ptr` is the struct's address.
  */
 export function exportArrayStream(acd: CoreRef, source: SyncBatchSource, options: StreamExportOptions = {}): ExportedStream {
   return exportBatchStream(acd, 'array', source, options);
 }
 
-/** Like exportArrayStream, for an ArrowDeviceArrayStream on options.device (the CPU by default). */
+/**
+ * Like `exportArrayStream`, for an ArrowDeviceArrayStream on `options.device` (the CPU by default).
+ *
+ * Ownership: the caller owns the returned handle and must `release()` it.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param source - the batches.
+ * @param options - `schema`, `device`, `into`.
+ * @returns the handle.
+ */
 export function exportDeviceArrayStream(acd: CoreRef, source: SyncBatchSource, options: StreamExportOptions = {}): ExportedStream {
   return exportBatchStream(acd, 'device', source, options);
 }
 
 /**
- * Like exportArrayStream, over raw arrays of any type of the spec (run-end
- * encoded and list views included): `schema` is the stream's (a Schema: a
- * record batch's struct of its fields; or any Field), and every raw array
- * must be of its type (else get_next fails with EINVAL).
+/**
+ * Like `exportArrayStream`, over raw arrays of any type of the spec (run-end encoded and list views included): every raw array must be of the stream's type (else `get_next` fails with EINVAL). The function form of `ArrowCDevice.exportRawArrayStream`.
+ *
+ * Ownership: the caller owns the returned handle and must `release()` it; the arrays and the schema a consumer gets are released independently of the stream.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param schema - the stream's schema: a Schema (a record batch's struct of its fields) or any Field.
+ * @param source - an array, a generator or any iterable of raw arrays.
+ * @param options - `into`.
+ * @returns the handle; `handle.ptr` is the struct's address.
+ * @throws `ArrowCDeviceError` (EINVAL) for an unknown option key.
  */
 export function exportRawArrayStream(acd: CoreRef, schema: Schema | Field, source: SyncRawSource, options: RawStreamExportOptions = {}): ExportedStream {
   return exportRawStream(acd, 'array', schema, source, options);
 }
 
-/** Like exportRawArrayStream, as an ArrowDeviceArrayStream on options.device (the CPU by default). */
+/**
+ * Like `exportRawArrayStream`, as an ArrowDeviceArrayStream on `options.device` (the CPU by default).
+ *
+ * Ownership: the caller owns the returned handle and must `release()` it.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param schema - the stream's schema: a Schema or any Field.
+ * @param source - the raw arrays.
+ * @param options - `device`, `into`.
+ * @returns the handle.
+ * @throws `ArrowCDeviceError` (EINVAL) for an unknown option key.
+ */
 export function exportRawDeviceArrayStream(acd: CoreRef, schema: Schema | Field, source: SyncRawSource, options: RawStreamExportOptions = {}): ExportedStream {
   return exportRawStream(acd, 'device', schema, source, options);
 }
@@ -180,22 +238,57 @@ export function exportRawDeviceArrayStream(acd: CoreRef, schema: Schema | Field,
 /**
  * Takes ownership of the ArrowArrayStream at ptr (moved: the source is marked
  * released) and reads its schema. On failure nothing is moved or released.
+ *
+ * The function form of `ArrowCDevice.importArrayStream`.
+ *
+ * Ownership: takes ownership of the stream at `ptr`; the returned reader owns it and releases it at its end, on an error or on leaving a loop early; in view mode, or when the reader is left before its end, the caller must `release()` it.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param ptr - the ArrowArrayStream's address.
+ * @param options - the import options of each batch.
+ * @returns the reader.
+ * @throws `ArrowCDeviceError` with the producer's code when `get_schema` fails, or naming the path at fault.
  */
 export function importArrayStream(acd: CoreRef, ptr: number, options: StreamImportOptions = {}): StreamReader {
   return importStream(acd, 'array', ptr, options);
 }
 
-/** Like importArrayStream, for an ArrowDeviceArrayStream (each batch must be on its device type). */
+/**
+ * Like importArrayStream, for an ArrowDeviceArrayStream (each batch must be on its device type).
+ *
+ * Ownership: as `importArrayStream`.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param ptr - the ArrowDeviceArrayStream's address.
+ * @param options - the import options of each batch, and the device policy.
+ * @returns the reader.
+ */
 export function importDeviceArrayStream(acd: CoreRef, ptr: number, options: StreamImportOptions = {}): StreamReader {
   return importStream(acd, 'device', ptr, options);
 }
 
-/** Like importArrayStream, each batch read as a raw array (any type of the spec); the stream's schema may be of any type. */
+/**
+ * Like `importArrayStream`, each batch read as a raw array (any type of the spec); the stream's schema may be of any type. The function form of `ArrowCDevice.importRawArrayStream`.
+ *
+ * Ownership: takes ownership of the stream at `ptr`; the returned reader owns it and releases it at its end, on an error or on leaving a loop early; in view mode, or when the reader is left before its end, the caller must `release()` it.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param ptr - the ArrowArrayStream's address.
+ * @param options - the import options of each array.
+ * @returns the reader.
+ * @throws `ArrowCDeviceError` with the producer's code when `get_schema` fails, or (EINVAL) for an unknown option key.
+ */
 export function importRawArrayStream(acd: CoreRef, ptr: number, options: RawStreamImportOptions = {}): RawStreamReader {
   return importRawStream(acd, 'array', ptr, options);
 }
 
-/** Like importDeviceArrayStream, each batch read as a raw array. */
+/**
+ * Like `importDeviceArrayStream`, each batch read as a raw array.
+ *
+ * Ownership: as `importRawArrayStream`.
+ * @param acd - the instance (an `ArrowCDevice`).
+ * @param ptr - the ArrowDeviceArrayStream's address.
+ * @param options - the import options of each array, and the device policy.
+ * @returns the reader.
+ * @throws `ArrowCDeviceError` with the producer's code when `get_schema` fails, or (EINVAL) for an unknown option key.
+ */
 export function importRawDeviceArrayStream(acd: CoreRef, ptr: number, options: RawStreamImportOptions = {}): RawStreamReader {
   return importRawStream(acd, 'device', ptr, options);
 }

@@ -23,8 +23,7 @@ import { coreCalls, foreignCalls, STREAM_STRUCT, type PullCalls, type StreamKind
 import { failure } from './runtime.js';
 
 /**
- * Import options of each batch: mode, validate, convert and, for batches not
- * on the CPU, device: 'copy' (default: copied to the host) or 'reject'.
+ * Import options of each batch of a stream: those of `ImportOptions` (`mode`, `validate`, `convert`, `from`, ...) and, for batches not on the CPU, `device`: `'copy'` (the default: copied to the host) or `'reject'`.
  */
 export type StreamImportOptions = ImportOptions & { device?: 'copy' | 'reject' };
 export const STREAM_IMPORT_OPTION_KEYS = optionKeys<StreamImportOptions>()([...IMPORT_OPTION_KEYS, 'device']);
@@ -56,33 +55,58 @@ function finish(st: ReaderState): void {
 }
 
 /**
- * What both readers share: it owns the stream (moved in from the producer's
- * struct). Reaching the end, an error, or leaving a loop early releases the
- * stream; in copy mode nothing is left to release, in view mode the batches
- * stay valid until release(). H is a batch's handle value, T what iteration gives.
+ * What `StreamReader` and `RawStreamReader` share: `next()`, `nextHandle()`, `readAll()`, sync and async iteration, `batchesRead`, `done`. `H` is a batch's handle value, `T` what iteration gives.
+ *
+ * Ownership: it owns the stream (moved in from the producer's struct). Reaching the end, an error, or leaving a loop early releases the stream; in copy mode (the default) nothing is then left to release, in view mode the batches stay valid until `release()`, which the caller must then call (or use `using`).
  */
-abstract class PullReader<H, T> extends Handle implements Iterable<T>, AsyncIterable<T> {
+export abstract class PullReader<H, T> extends Handle implements Iterable<T>, AsyncIterable<T> {
   /** The stream's ArrowDeviceType (ARROW_DEVICE_CPU for an ArrowArrayStream). */
   readonly deviceType: number;
   private readonly st: ReaderState;
   private count = 0;
 
-  constructor(protected readonly acd: CoreRef, st: ReaderState, readonly options: StreamImportOptions) {
+  /** The import options of each batch. */
+  readonly options: StreamImportOptions;
+  /** The instance the batches are imported with. */
+  protected readonly acd: CoreRef;
+  /**
+   * Made by the stream imports (`importArrayStream`, `importRawArrayStream`, ...); not meant to be called directly.
+   *
+   * Ownership: takes ownership of the moved stream and its schema in `st`.
+   * @param acd - the instance.
+   * @param st - the stream's state.
+   * @param options - the import options of each batch.
+   */
+  constructor(acd: CoreRef, st: ReaderState, options: StreamImportOptions) {
     super(() => {
       for (const h of st.handles) h.release();
       st.handles.length = 0;
       finish(st);
     });
+    this.acd = acd;
+    this.options = options;
     this.st = st;
     this.deviceType = st.kind === 'device'
       ? st.calls.structs.i32('ArrowDeviceArrayStream', st.own, 'device_type')
       : constants.ARROW_DEVICE_CPU;
   }
 
-  /** Imports the batch at out (an ArrowArray, or an ArrowDeviceArray for a device stream). */
+  /**
+   * Imports the batch at `out` (an ArrowArray, or an ArrowDeviceArray for a device stream).
+   *
+   * Ownership: moves the array at `out` into the returned handle.
+   * @param schema - the stream's schema.
+   * @param out - the array's address.
+   * @param device - whether `out` is an ArrowDeviceArray.
+   */
   protected abstract importAt(schema: ImportedSchema, out: number, device: boolean): Imported<H>;
 
-  /** What iteration gives for a batch's handle value. */
+  /**
+   * What iteration gives for a batch's handle value.
+   *
+   * Ownership: nothing changes hands.
+   * @param value - the handle's value.
+   */
   protected abstract item(value: H): T;
 
   /** Batches read so far. */
@@ -96,9 +120,10 @@ abstract class PullReader<H, T> extends Handle implements Iterable<T>, AsyncIter
   }
 
   /**
-   * The next batch as a handle (view mode: owns the C array until its
-   * release(), which reader.release() also does), or null at the end.
-   * Throws the producer's error (code and message from get_last_error).
+   * The next batch as a handle, or null at the end.
+   *
+   * Ownership: the caller owns the returned handle (view mode: it owns the C array until its `release()`, which the reader's `release()` also does).
+   * @throws `ArrowCDeviceError` with the producer's code and message (from get_last_error).
    */
   nextHandle(): Imported<H> | null {
     const st = this.st;
@@ -128,18 +153,33 @@ abstract class PullReader<H, T> extends Handle implements Iterable<T>, AsyncIter
     return handle;
   }
 
+  /**
+   * The next batch, as an iterator result (`done` at the end).
+   *
+   * Ownership: copy mode: the batch is JS memory; view mode: the reader keeps the batch's C array until its `release()`.
+   * @throws `ArrowCDeviceError` with the producer's code and message.
+   */
   next(): IteratorResult<T, undefined> {
     const h = this.nextHandle();
     return h === null ? { done: true, value: undefined } : { done: false, value: this.item(h.value) };
   }
 
-  /** Every remaining batch. */
+  /**
+   * Every remaining batch.
+   *
+   * Ownership: as `next()`.
+   */
   readAll(): T[] {
     const out: T[] = [];
     for (let r = this.next(); !r.done; r = this.next()) out.push(r.value);
     return out;
   }
 
+  /**
+   * Sync iteration over the remaining batches; leaving the loop early releases the stream.
+   *
+   * Ownership: as `next()`.
+   */
   [Symbol.iterator](): Iterator<T, undefined> {
     return {
       next: () => this.next(),
@@ -150,6 +190,11 @@ abstract class PullReader<H, T> extends Handle implements Iterable<T>, AsyncIter
     };
   }
 
+  /**
+   * Async iteration (`for await`) over the remaining batches; leaving the loop early releases the stream.
+   *
+   * Ownership: as `next()`.
+   */
   [Symbol.asyncIterator](): AsyncIterator<T, undefined> {
     return {
       next: async () => this.next(),
@@ -162,9 +207,8 @@ abstract class PullReader<H, T> extends Handle implements Iterable<T>, AsyncIter
 }
 
 /**
- * A stream's schema for apache-arrow: a record batch's (a struct), with the
- * types `convert` converts converted, as each batch has them. A type
- * apache-arrow lacks throws ENOSYS, naming both ways out.
+ * A stream's schema for apache-arrow: a record batch's (a struct), with the types `convert`
+ * converts converted, as each batch has them. A type apache-arrow lacks throws ENOSYS, naming both ways out.
  */
 export function arrowStreamSchema(schema: ImportedSchema, convert: readonly Conversion[]): arrow.Schema {
   const { fields, metadata } = schema.schema;
@@ -178,51 +222,100 @@ export function arrowStreamSchema(schema: ImportedSchema, convert: readonly Conv
   }
 }
 
-/** A stream read as apache-arrow batches, like a RecordBatchReader: `schema`, next(), sync and async iteration, readAll(). */
+/**
+ * A stream read as apache-arrow batches, like a RecordBatchReader: `schema`, `next()`, sync and async iteration, `readAll()` (from `PullReader`).
+ *
+ * Ownership: it owns the stream (moved in from the producer's struct). Reaching the end, an error, or leaving a loop early releases the stream; in copy mode (the default) nothing is then left to release, in view mode the batches stay valid until `release()`, which the caller must then call (or use `using`).
+ */
 export class StreamReader extends PullReader<arrow.RecordBatch, arrow.RecordBatch> {
+  /** The stream's schema, as apache-arrow's (with the types `convert` asked for). */
   readonly schema: arrow.Schema;
 
+  /**
+   * Made by `importArrayStream` and `importDeviceArrayStream`; not meant to be called directly.
+   *
+   * Ownership: takes ownership of the moved stream and its schema in `st`.
+   * @param acd - the instance.
+   * @param st - the stream's state.
+   * @param options - the import options of each batch.
+   * @throws `ArrowCDeviceError` (ENOSYS) for a schema with a type apache-arrow lacks (nothing is then taken).
+   */
   constructor(acd: CoreRef, st: ReaderState, options: StreamImportOptions) {
     super(acd, st, options);
     this.schema = arrowStreamSchema(st.schema!, options.convert ?? []);
   }
 
+  /**
+   * Imports the batch at `out` as an apache-arrow batch.
+   *
+   * Ownership: moves the array at `out` into the returned handle.
+   * @param schema - the stream's schema.
+   * @param out - the array's address.
+   * @param device - whether `out` is an ArrowDeviceArray.
+   */
   protected importAt(schema: ImportedSchema, out: number, device: boolean): Imported<arrow.RecordBatch> {
     return device ? importDeviceBatch(this.acd.core, schema, out, this.options) : importBatch(this.acd.core, schema, out, this.options);
   }
 
+  /**
+   * The batch itself.
+   *
+   * Ownership: nothing changes hands.
+   * @param value - the batch.
+   */
   protected item(value: arrow.RecordBatch): arrow.RecordBatch {
     return value;
   }
 }
 
 /**
- * A stream read as raw arrays (any type of the spec, as their C buffers and
- * children): `field` (the stream's schema in the model; a record batch's is a
- * struct whose children are the columns), then one RawArray per batch;
- * nextHandle() gives what importRaw gives.
+ * A stream read as raw arrays (any type of the spec, as their C buffers and children): `field`, then one RawArray per batch from `next()`, iteration and `readAll()` (from `PullReader`); `nextHandle()` gives what `importRaw` gives.
+ *
+ * Ownership: it owns the stream (moved in from the producer's struct). Reaching the end, an error, or leaving a loop early releases the stream; in copy mode (the default) nothing is then left to release, in view mode the arrays stay valid until `release()`, which the caller must then call (or use `using`).
  */
 export class RawStreamReader extends PullReader<RawImport, RawArray> {
+  /** The stream's schema in the model (a record batch's is a struct whose children are the columns). */
   readonly field: Field;
 
+  /**
+   * Made by `importRawArrayStream` and `importRawDeviceArrayStream`; not meant to be called directly.
+   *
+   * Ownership: takes ownership of the moved stream and its schema in `st`.
+   * @param acd - the instance.
+   * @param st - the stream's state.
+   * @param options - the import options of each array.
+   */
   constructor(acd: CoreRef, st: ReaderState, options: RawStreamImportOptions) {
     super(acd, st, options);
     this.field = st.schema!.field;
   }
 
+  /**
+   * Imports the array at `out` as a raw array.
+   *
+   * Ownership: moves the array at `out` into the returned handle.
+   * @param schema - the stream's schema.
+   * @param out - the array's address.
+   * @param device - whether `out` is an ArrowDeviceArray.
+   */
   protected importAt(schema: ImportedSchema, out: number, device: boolean): Imported<RawImport> {
     return device ? importDeviceRaw(this.acd.core, schema, out, this.options) : importRaw(this.acd.core, schema, out, this.options);
   }
 
+  /**
+   * The raw array of an import.
+   *
+   * Ownership: nothing changes hands.
+   * @param value - the import.
+   */
   protected item(value: RawImport): RawArray {
     return value.array;
   }
 }
 
 /**
- * Moves the stream at ptr in and imports its schema (a record batch's, a
- * struct, unless anyType), then makes the reader. On failure nothing is moved
- * or released.
+ * Moves the stream at ptr in and imports its schema (a record batch's, a struct, unless
+ * anyType), then makes the reader. On failure nothing is moved or released.
  */
 function openStream<R>(acd: CoreRef, kind: StreamKind, ptr: number, options: StreamImportOptions, anyType: boolean,
   make: (st: ReaderState) => R): R {
@@ -289,9 +382,8 @@ function moveIn<R>(acd: CoreRef, calls: PullCalls, kind: StreamKind, ptr: number
 }
 
 /**
- * Takes ownership of the stream at ptr (moved: the source is marked
- * released) and reads its schema, a record batch's. On failure nothing is
- * moved or released.
+ * Takes ownership of the stream at ptr (moved: the source is marked released) and reads
+ * its schema, a record batch's. On failure nothing is moved or released.
  */
 export function importStream(acd: CoreRef, kind: StreamKind, ptr: number, options: StreamImportOptions): StreamReader {
   checkOptions(kind === 'array' ? 'importArrayStream' : 'importDeviceArrayStream', options, STREAM_IMPORT_OPTION_KEYS);

@@ -75,7 +75,12 @@ export function failure(e: unknown): { errno: number; message: string; details: 
 
 const runtimes = new WeakMap<Core, StreamRuntime>();
 
-/** The stream runtime of a core (made on first use; it takes one table slot). */
+/**
+ * The stream runtime of a core (made on first use; it takes one table slot).
+ *
+ * Ownership: the runtime lives as long as the core; nothing to release.
+ * @param core - the core (`acd.core`).
+ */
 export function streamRuntime(core: Core): StreamRuntime {
   let rt = runtimes.get(core);
   if (rt === undefined) {

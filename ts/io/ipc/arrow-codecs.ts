@@ -39,6 +39,8 @@ function codec(name: CodecName, existing: Codec | null): Codec {
  * This library's own reader (`readIpc`) needs no registration, and the CLI
  * calls this before it hands a file to apache-arrow. Writing compressed IPC
  * is not provided.
+ *
+ * Ownership: changes apache-arrow's process-wide registry; nothing to release.
  */
 export function registerCompression(): CodecName[] {
   const ours: CodecName[] = [];

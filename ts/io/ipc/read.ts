@@ -250,16 +250,12 @@ function readFile(bytes: Uint8Array): IntegrationFile {
 }
 
 /**
- * Reads an Arrow IPC file or stream (told apart by the ARROW1 magic) into
- * the shape of ts/io/json/read.ts: the schema and one struct<schema fields> raw
- * array per record batch, each dictionary-encoded column with the dictionary
- * current at its batch (file format: every dictionary of the footer, deltas
- * applied in order). Buffers are views of `bytes`: keep it unchanged while the
- * result is used. Throws ArrowCDeviceError naming the message and buffer:
- * EINVAL for malformed input, ENOSYS for what is valid but not supported here
- * (big-endian data, pre-1.0 unions with nulls, metadata before V4). Bodies
- * compressed with LZ4_FRAME or ZSTD are decompressed (docs/ipc.md): those
- * buffers are copies, the others views.
+ * Reads an Arrow IPC file or stream (told apart by the ARROW1 magic) into the shape of `readIntegrationJson`: the schema and one raw struct array of the schema's fields per record batch, each dictionary-encoded column with the dictionary current at its batch (file format: every dictionary of the footer, deltas applied in order). Bodies compressed with LZ4_FRAME or ZSTD are decompressed (docs/ipc.md).
+ *
+ * Ownership: the buffers are views of `bytes` (copies for compressed bodies): keep it unchanged while the result is used; nothing is allocated in wasm memory.
+ * @param bytes - the file or stream.
+ * @returns the schema and the batches.
+ * @throws `ArrowCDeviceError` naming the message and buffer: EINVAL for malformed input, ENOSYS for what is valid but not supported here (big-endian data, pre-1.0 unions with nulls, metadata before V4).
  */
 export function readIpc(bytes: Uint8Array): IntegrationFile {
   if (hasMagic(bytes, 0)) return readFile(bytes);

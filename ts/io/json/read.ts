@@ -23,9 +23,13 @@ import { bytes, fixedWidth, hex, readValidity, readViews } from './read-buffers.
 import { readField, type Dictionaries } from './read-schema.js';
 import { array, describe, encoder, fail, integer, metadata, object, string } from './read-values.js';
 
+/**
+ * An integration JSON file (or an IPC file read by this library): the schema and each batch as a raw struct array of its fields.
+ */
 export interface IntegrationFile {
+  /** The schema. */
   readonly schema: Schema;
-  /** One struct<schema fields> per record batch: offset 0, null count 0, buffers [null]. */
+  /** One `struct<schema fields>` per record batch: offset 0, null count 0, buffers [null]. */
   readonly batches: RawArray[];
 }
 
@@ -217,11 +221,12 @@ function zeroOf(type: DataType): JsonValue {
 // ---- file ---------------------------------------------------------------------------
 
 /**
- * Reads an integration JSON file. Every batch is a struct<schema fields> raw
- * array; a dictionary is read once and shared (the same RawArray) by every
- * batch and field that uses its id. Throws ArrowCDeviceError (EINVAL, or
- * ENOSYS for pre-1.0 unions with nulls) naming the place in the file, what
- * was expected and what was found.
+ * Reads an integration JSON file. Every batch is a raw struct array of the schema's fields; a dictionary is read once and shared (the same RawArray) by every batch and field that uses its id.
+ *
+ * Ownership: JS memory; nothing to release.
+ * @param text - the file's text.
+ * @returns the schema and the batches.
+ * @throws `ArrowCDeviceError` (EINVAL, or ENOSYS for pre-1.0 unions with nulls) naming the place in the file, what was expected and what was found.
  */
 export function readIntegrationJson(text: string): IntegrationFile {
   const root = object(parseJson(text), 'file');

@@ -313,6 +313,10 @@ function stringify(v: JsonValue, out: string[]): void {
  * the schema's fields. Throws ArrowCDeviceError (EINVAL) naming the place for
  * what the format cannot hold: invalid UTF-8 in utf8 data, or a field whose
  * batches carry different dictionaries (the JSON has one per field).
+ *
+ * Ownership: pure; nothing to release.
+ * @param file - the schema and the batches.
+ * @returns the JSON text.
  */
 export function writeIntegrationJson(file: IntegrationFile): string {
   const { schema, batches } = file;
