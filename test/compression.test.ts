@@ -9,12 +9,12 @@ import { afterEach, describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { compressionRegistry, CompressionType, type Codec } from 'apache-arrow';
-import { ArrowCDeviceError, errnoName } from '../ts/abi/errors.js';
 import { registerCompression } from '../ts/io/ipc/arrow-codecs.js';
 import { decode, decompressBuffer, MAX_DECOMPRESSED_BYTES } from '../ts/io/ipc/compression.js';
 import { decodeLz4, xxh32 } from '../ts/io/ipc/lz4.js';
 import { decodeZstd, ZSTD_MAX_WINDOW } from '../ts/io/ipc/zstd.js';
 import { lz4Frame, lz4Sequence, prefixed, zstdFrame } from './compression-helpers.js';
+import { libraryError } from './helpers.js';
 
 const bytes = (s: string) => Uint8Array.from(Buffer.from(s));
 const text = (b: Uint8Array) => Buffer.from(b).toString();
@@ -22,16 +22,9 @@ const CAP = 1 << 20;
 
 /** The error `f` throws: an ArrowCDeviceError whose message matches, with its errno name. */
 function error(f: () => unknown, message: RegExp): string {
-  let caught: unknown;
-  try {
-    f();
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught).toBeInstanceOf(ArrowCDeviceError);
-  expect((caught as Error).message).toMatch(message);
-  const code = (caught as ArrowCDeviceError).code as number | string;
-  return typeof code === 'number' ? errnoName(code) : code;
+  const caught = libraryError(f);
+  expect(caught.message).toMatch(message);
+  return caught.code;
 }
 
 test('xxh32 gives the reference values (seed 0)', () => {
