@@ -32,11 +32,10 @@ export interface ErrorJson {
   /** The class: UsageError (exit 2), ArrowCDeviceError or CheckFailed (exit 1). */
   name: string;
   /**
-   * The errno name of the error behind it ('EINVAL', 'ENOENT', ...; a bare
-   * number from a library version before errno names), or 'ERR_USAGE' for a
-   * command line this program refuses; null when there is none.
+   * The errno name of the error behind it ('EINVAL', 'ENOENT', ...), or
+   * 'ERR_USAGE' for a command line this program refuses; null when there is none.
    */
-  code: string | number | null;
+  code: string | null;
   /** The errno number, when there is one. */
   errno: number | null;
   /** The one line also printed on stderr. */
@@ -47,8 +46,6 @@ export interface ErrorJson {
   layout?: string;
 }
 
-type Fields = { code?: unknown; errno?: unknown; path?: unknown; level?: unknown; layout?: unknown };
-
 /**
  * The JSON form of a failure. The fields are copied from the error itself or
  * the error it wraps (`cause`): an ArrowCDeviceError's code, errno, path,
@@ -58,22 +55,17 @@ type Fields = { code?: unknown; errno?: unknown; path?: unknown; level?: unknown
 export function errorJson(e: Error): ErrorJson {
   // Not instanceof Error: an error from another realm (Node's own, under a test runner's vm) is one too.
   const cause = typeof e.cause === 'object' && e.cause !== null ? e.cause : undefined;
-  const from = (e instanceof ArrowCDeviceError ? e : cause instanceof ArrowCDeviceError ? cause : undefined) as Fields | undefined;
-  const system = cause as (Fields & { syscall?: unknown }) | undefined;
-  let code: string | number | null = null;
-  let errno: number | null = null;
+  const from = e instanceof ArrowCDeviceError ? e : cause instanceof ArrowCDeviceError ? cause : undefined;
   if (from !== undefined) {
-    code = typeof from.code === 'string' || typeof from.code === 'number' ? from.code : null;
-    errno = typeof from.errno === 'number' ? from.errno : typeof from.code === 'number' ? from.code : null;
-  } else if (system !== undefined && typeof system.code === 'string' && typeof system.syscall === 'string') {
-    code = system.code;
-    const n = (constants.errno as Record<string, number>)[system.code];
-    errno = n ?? null;
-  } else if (e instanceof UsageError) code = 'ERR_USAGE';
-  const out: ErrorJson = { name: e.name, code, errno, message: errorLine(e) };
-  for (const key of ['path', 'level', 'layout'] as const) {
-    const v = from?.[key];
-    if (typeof v === 'string') out[key] = v;
+    // The library error's own JSON form (its details only when set), with this failure's name and line.
+    return { ...from.toJSON(), name: e.name, message: errorLine(e) };
   }
-  return out;
+  const system = cause as { code?: unknown; syscall?: unknown } | undefined;
+  let code: string | null = null;
+  let errno: number | null = null;
+  if (system !== undefined && typeof system.code === 'string' && typeof system.syscall === 'string') {
+    code = system.code;
+    errno = (constants.errno as Record<string, number>)[system.code] ?? null;
+  } else if (e instanceof UsageError) code = 'ERR_USAGE';
+  return { name: e.name, code, errno, message: errorLine(e) };
 }
