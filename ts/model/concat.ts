@@ -65,6 +65,23 @@ function entry(bytes: Uint8Array, width: 4 | 8, i: number): number {
 }
 
 /** The logical slots [start, start + length) of an array, as a slice. */
+/**
+ * The offsets of variable-size parts joined: each part's own offsets rebased
+ * to follow the part before it. `each` gets the range [start, end) of the
+ * part's values (its data bytes or child slots), to take them.
+ */
+function joinedOffsets(parts: readonly RawArray[], w: 4 | 8, path: string, each: (p: RawArray, start: number, end: number) => void): number[] {
+  const offsets: number[] = [0];
+  for (const p of parts) {
+    const o = range(p.buffers[1], 0, (p.offset + p.length + 1) * w, `${path}.buffers[1]`);
+    const start = entry(o, w, p.offset);
+    const base = offsets[offsets.length - 1]! - start;
+    for (let i = 1; i <= p.length; i++) offsets.push(entry(o, w, p.offset + i) + base);
+    each(p, start, entry(o, w, p.offset + p.length));
+  }
+  return offsets;
+}
+
 function slice(a: RawArray, start: number, length: number): RawArray {
   return { ...a, offset: a.offset + start, length, nullCount: -1 };
 }
@@ -100,15 +117,8 @@ export function concatRaws(parts: readonly RawArray[], path = 'array', dictionar
       return make([validity, joinBits(parts.map((p) => ({ bits: range(p.buffers[1], 0, Math.ceil((p.offset + p.length) / 8), `${path}.buffers[1]`), offset: p.offset, length: p.length })))]);
     case 'binary': case 'utf8': case 'large_binary': case 'large_utf8': {
       const w = offsetWidth(type) as 4 | 8;
-      const offsets: number[] = [0];
       const data: Uint8Array[] = [];
-      for (const p of parts) {
-        const o = range(p.buffers[1], 0, (p.offset + p.length + 1) * w, `${path}.buffers[1]`);
-        const start = entry(o, w, p.offset);
-        const base = offsets[offsets.length - 1]! - start;
-        for (let i = 1; i <= p.length; i++) offsets.push(entry(o, w, p.offset + i) + base);
-        data.push(range(p.buffers[2], start, entry(o, w, p.offset + p.length), `${path}.buffers[2]`));
-      }
+      const offsets = joinedOffsets(parts, w, path, (p, start, end) => data.push(range(p.buffers[2], start, end, `${path}.buffers[2]`)));
       return make([validity, encodeOffsets(offsets, w), join(data)]);
     }
     case 'binary_view': case 'utf8_view': {
@@ -128,15 +138,8 @@ export function concatRaws(parts: readonly RawArray[], path = 'array', dictionar
     }
     case 'list': case 'large_list': case 'map': {
       const w = offsetWidth(type) as 4 | 8;
-      const offsets: number[] = [0];
       const kids: RawArray[] = [];
-      for (const p of parts) {
-        const o = range(p.buffers[1], 0, (p.offset + p.length + 1) * w, `${path}.buffers[1]`);
-        const start = entry(o, w, p.offset);
-        const base = offsets[offsets.length - 1]! - start;
-        for (let i = 1; i <= p.length; i++) offsets.push(entry(o, w, p.offset + i) + base);
-        kids.push(slice(p.children[0]!, start, entry(o, w, p.offset + p.length) - start));
-      }
+      const offsets = joinedOffsets(parts, w, path, (p, start, end) => kids.push(slice(p.children[0]!, start, end - start)));
       return make([validity, encodeOffsets(offsets, w)], [again(kids, 0)]);
     }
     case 'list_view': case 'large_list_view': {
