@@ -4,10 +4,13 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SetName } from '../ts/bench/data.js';
+import { QUICK_SIZES, makeSets, scaleSizes, type SetName } from '../ts/bench/data.js';
 import { PROGRAMS } from '../ts/bench/bundles.js';
 import { FIGURES, PENDING, measuredOn } from '../ts/bench/figures.js';
+import { measureSet, type Ffi } from '../ts/bench/measure.js';
 import { WITHOUT_ENV } from '../ts/bench/optional.js';
+import { derive, resultTable, type Report, type SetReport } from '../ts/bench/report.js';
+import { load } from '../ts/index.js';
 import { main } from '../ts/cli/cli.js';
 
 const scratch: string[] = [];
@@ -27,7 +30,7 @@ function outFile(): string {
   return join(dir, 'out.json');
 }
 
-const SETS: SetName[] = ['mixed', 'narrow', 'wide', 'batches'];
+const SETS: SetName[] = ['mixed', 'narrow', 'wide', 'batches', 'nested', 'stream'];
 const positive = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
 
 describe('bench', () => {
@@ -61,11 +64,21 @@ describe('bench', () => {
     // Per-unit figures of the wide and many-batches sets, the per-batch overheads.
     expect(positive(r.sets.wide.derived.importViewMicrosPerUnit)).toBe(true);
     expect(Number.isFinite(r.sets.batches.derived.importViewOverheadMicrosPerBatch)).toBe(true);
-    // The stream row: an ArrowArrayStream of the many-batches table, drained in view mode.
-    const stream = r.sets.batches.figures['acd.streamView'];
-    expect(stream !== undefined && [stream.median, stream.min, stream.max, stream.samples, stream.reps].every(positive)).toBe(true);
-    expect(positive(r.sets.batches.derived.streamViewOverRoundtripView)).toBe(true);
-    expect(Number.isFinite(r.sets.batches.derived.streamOverheadMicrosPerBatch)).toBe(true);
+    // The stream row: an ArrowArrayStream of each many-batches table, drained in view mode.
+    for (const set of ['batches', 'stream']) {
+      const stream = r.sets[set].figures['acd.streamView'];
+      expect({ set, ok: stream !== undefined && [stream.median, stream.min, stream.max, stream.samples, stream.reps].every(positive) }).toEqual({ set, ok: true });
+      expect(positive(r.sets[set].derived.streamViewOverRoundtripView)).toBe(true);
+      expect(Number.isFinite(r.sets[set].derived.streamOverheadMicrosPerBatch)).toBe(true);
+    }
+    // The nested set: one batch of list<struct<utf8, int64>>, map<utf8, int32> and a dense union
+    // (100,000 rows × 0.01); the stream set: 1,000 batches × 0.01 of 100 rows, figures per batch.
+    expect(r.sets.nested).toMatchObject({ rows: 1000, columns: 3, batches: 1, unit: null });
+    expect(r.sets.nested.shape).toBe('1,000 rows × 3 nested columns (list<struct<utf8, int64>>, map<utf8, int32>, dense union)');
+    expect(r.sets.stream).toMatchObject({ rows: 1000, columns: 8, batches: 10, unit: { name: 'batch', count: 10 } });
+    expect(positive(r.sets.stream.derived.importViewMicrosPerUnit)).toBe(true);
+    // arrow-js-ffi reads every set, the nested types included (its output checked like every reader's).
+    for (const set of SETS) expect({ set, cannotRead: r.sets[set].ffiCannotRead }).toEqual({ set, cannotRead: undefined });
     const overhead = r.targets.find((t: { id: string }) => t.id === 'stream-overhead');
     expect(overhead).toMatchObject({ set: 'batches', unit: 'µs', op: '<=', limit: 10 });
     expect(overhead.value).toBe(r.sets.batches.derived.streamOverheadMicrosPerBatch);
@@ -126,8 +139,38 @@ describe('bench', () => {
     expect(r.targets.map((t: { id: string }) => t.id).filter((id: string) => id.includes('ffi'))).toEqual([]);
     expect(r.targets.length).toBeGreaterThanOrEqual(13);
     // --progress: the sets and iterations on stderr, then the last line.
-    expect(err[0]).toMatch(/^bench: set 1\/4 \(batches: .*\), iteration 1\/13, \d+ s$/);
-    expect(err[err.length - 1]).toMatch(/^bench: 4 sets measured in [\d.]+ s$/);
+    expect(err[0]).toMatch(/^bench: set 1\/6 \(batches: .*\), iteration 1\/13, \d+ s$/);
+    expect(err[err.length - 1]).toMatch(/^bench: 6 sets measured in [\d.]+ s$/);
+  }, 60_000);
+
+  test('a set arrow-js-ffi cannot read (it throws, or reads other values): its rows say so with the reason; the others are measured', async () => {
+    const acd = await load();
+    const sets = makeSets(scaleSizes(QUICK_SIZES, 0.01));
+    const nested = sets.find((s) => s.name === 'nested')!;
+    const mixed = sets.find((s) => s.name === 'mixed')!;
+    const it = { warmup: 1, samples: 1, minSampleMs: 0, maxReps: 1 };
+    const throws: Ffi = { parseTable: () => { throw new Error('Unsupported format: +ud:0,1,2\nat parseField'); } };
+    const misreads: Ffi = { parseTable: () => mixed.table };
+    for (const [ffi, reason] of [
+      [throws, 'Unsupported format: +ud:0,1,2'],
+      [misreads, 'nested: arrow-js-ffi (view) read 1 batches of 4000 rows, expected 1 of 1000'],
+    ] as const) {
+      const { figures, ffiCannotRead } = measureSet(acd, ffi, nested, it);
+      expect(ffiCannotRead).toBe(reason);
+      const keys = [...figures.keys()];
+      expect(keys.filter((k) => k.startsWith('ffi.'))).toEqual([]);
+      expect(keys).toEqual(expect.arrayContaining(['acd.export', 'acd.importView', 'acd.importCopy', 'ipc.total', 'floor.build']));
+      const s: SetReport = {
+        shape: nested.shape, rows: nested.rows, columns: nested.columns, batches: 1, bytes: nested.bytes, unit: null,
+        figures: Object.fromEntries(figures), ffiCannotRead, derived: {},
+      };
+      s.derived = derive(s);
+      expect(Object.keys(s.derived).filter((k) => k.startsWith('ffi'))).toEqual([]);
+      const table = resultTable({ sets: { nested: s }, skipped: [], pending: [] } as unknown as Report);
+      for (const f of FIGURES.filter((x) => x.key.startsWith('ffi.'))) {
+        expect(table).toContain(`| nested | ${f.label} | — | | | skipped: arrow-js-ffi cannot read this set (${reason}) |`);
+      }
+    }
   }, 60_000);
 
   test('--help prints the usage and exits 0', async () => {

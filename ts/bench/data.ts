@@ -5,7 +5,7 @@
 import * as arrow from 'apache-arrow';
 import { seeded } from './random.js';
 
-export type SetName = 'mixed' | 'narrow' | 'wide' | 'batches';
+export type SetName = 'mixed' | 'narrow' | 'wide' | 'batches' | 'nested' | 'stream';
 
 /** How big each set is. */
 export interface SetSizes {
@@ -15,16 +15,34 @@ export interface SetSizes {
   narrowRows: number;
   wideColumns: number;
   wideRows: number;
+  /** Rows of the nested set (one batch). */
+  nestedRows: number;
+  /** Batches of the stream set, of streamRows rows each (the mixed schema). */
+  streamBatches: number;
+  streamRows: number;
 }
 
-export const FULL_SIZES: SetSizes = { batchRows: 1000, batches: 1000, narrowRows: 10_000_000, wideColumns: 1000, wideRows: 1000 };
-/** --quick: the per-column and per-batch sets keep their shape, the byte-heavy ones shrink 10×. */
-export const QUICK_SIZES: SetSizes = { batchRows: 1000, batches: 100, narrowRows: 1_000_000, wideColumns: 1000, wideRows: 1000 };
+export const FULL_SIZES: SetSizes = {
+  batchRows: 1000, batches: 1000, narrowRows: 10_000_000, wideColumns: 1000, wideRows: 1000,
+  nestedRows: 100_000, streamBatches: 10_000, streamRows: 100,
+};
+/**
+ * --quick: the per-column and per-batch sets keep their shape, the byte-heavy
+ * ones shrink 10×; the nested set keeps its 100,000 rows (it is small), the
+ * stream set keeps its 100-row batches but has 10× fewer of them.
+ */
+export const QUICK_SIZES: SetSizes = {
+  batchRows: 1000, batches: 100, narrowRows: 1_000_000, wideColumns: 1000, wideRows: 1000,
+  nestedRows: 100_000, streamBatches: 1000, streamRows: 100,
+};
 
 /** Scales the counts (rows, columns, batches) by `scale`, keeping a small minimum of each. */
 export function scaleSizes(s: SetSizes, scale: number): SetSizes {
   const at = (n: number, min: number) => Math.max(min, Math.round(n * scale));
-  return { batchRows: s.batchRows, batches: at(s.batches, 4), narrowRows: at(s.narrowRows, 1000), wideColumns: at(s.wideColumns, 8), wideRows: s.wideRows };
+  return {
+    batchRows: s.batchRows, batches: at(s.batches, 4), narrowRows: at(s.narrowRows, 1000), wideColumns: at(s.wideColumns, 8), wideRows: s.wideRows,
+    nestedRows: at(s.nestedRows, 1000), streamBatches: at(s.streamBatches, 4), streamRows: s.streamRows,
+  };
 }
 
 export interface BenchSet {
@@ -42,7 +60,7 @@ export interface BenchSet {
   unit: { name: 'column' | 'batch'; count: number } | null;
 }
 
-/** Builds the four sets; the seed makes them identical from run to run. */
+/** Builds the six sets; the seed makes them identical from run to run. */
 export function makeSets(sizes: SetSizes, seed = 0x5eed): BenchSet[] {
   const next = seeded(seed);
   const dictionary = categories(100);
@@ -55,6 +73,10 @@ export function makeSets(sizes: SetSizes, seed = 0x5eed): BenchSet[] {
       [wideBatch(sizes.wideColumns, sizes.wideRows, next)], { name: 'column', count: sizes.wideColumns }),
     set('batches', `${count(sizes.batches)} batches × ${count(sizes.batchRows)} rows × 8 columns (the mixed schema)`,
       small, { name: 'batch', count: sizes.batches }),
+    set('nested', `${count(sizes.nestedRows)} rows × 3 nested columns (list<struct<utf8, int64>>, map<utf8, int32>, dense union)`,
+      [nestedBatch(sizes.nestedRows, next)], null),
+    set('stream', `${count(sizes.streamBatches)} batches × ${count(sizes.streamRows)} rows × 8 columns (the mixed schema)`,
+      Array.from({ length: sizes.streamBatches }, () => mixedBatch(sizes.streamRows, next, dictionary)), { name: 'batch', count: sizes.streamBatches }),
   ];
 }
 
@@ -132,6 +154,97 @@ function wideBatch(columns: number, n: number, next: () => number): arrow.Record
     fillWords(new Uint32Array(values.buffer), next);
     return [`c${c}`, arrow.makeData({ type: new arrow.Int32(), length: n, data: values }), false];
   }));
+}
+
+/**
+ * list<struct<name: utf8, value: int64>> (0–4 entries, 5% null lists, 10% null
+ * values), map<utf8, int32> (0–3 entries, 5% null maps, 10% null values) and a
+ * dense union of int32, float64 and utf8 (10% nulls in its int32 child).
+ */
+function nestedBatch(n: number, next: () => number): arrow.RecordBatch {
+  // list<struct<utf8, int64>>
+  const listOffsets = new Int32Array(n + 1);
+  const listValid = new Uint8Array((n + 7) >> 3);
+  let listNulls = 0;
+  for (let i = 0; i < n; i++) {
+    const r = next();
+    if (r % 20 === 0) { listNulls++; listOffsets[i + 1] = listOffsets[i]; continue; }
+    listValid[i >> 3] |= 1 << (i & 7);
+    listOffsets[i + 1] = listOffsets[i] + ((r >>> 8) % 5);
+  }
+  const items = listOffsets[n];
+  const itemValues = new BigInt64Array(items);
+  fillWords(new Uint32Array(itemValues.buffer), next);
+  const [itemValid, itemNulls] = validity(items, 10, next);
+  const itemFields = [new arrow.Field('name', new arrow.Utf8(), false), new arrow.Field('value', new arrow.Int64(), true)];
+  const item = arrow.makeData({
+    type: new arrow.Struct(itemFields), length: items, nullCount: 0, children: [
+      randomStrings(items, next),
+      arrow.makeData({ type: new arrow.Int64(), length: items, nullCount: itemNulls, nullBitmap: itemValid, data: itemValues }),
+    ],
+  });
+  const listType = new arrow.List(new arrow.Field('item', item.type, false));
+  const list = arrow.makeData({ type: listType, length: n, nullCount: listNulls, nullBitmap: listValid, valueOffsets: listOffsets, child: item });
+
+  // map<utf8, int32>
+  const mapOffsets = new Int32Array(n + 1);
+  const mapValid = new Uint8Array((n + 7) >> 3);
+  let mapNulls = 0;
+  for (let i = 0; i < n; i++) {
+    const r = next();
+    if (r % 20 === 0) { mapNulls++; mapOffsets[i + 1] = mapOffsets[i]; continue; }
+    mapValid[i >> 3] |= 1 << (i & 7);
+    mapOffsets[i + 1] = mapOffsets[i] + ((r >>> 8) % 4);
+  }
+  const entries = mapOffsets[n];
+  const mapValues = new Int32Array(entries);
+  fillWords(new Uint32Array(mapValues.buffer), next);
+  const [mapValuesValid, mapValueNulls] = validity(entries, 10, next);
+  const entryFields = [new arrow.Field('key', new arrow.Utf8(), false), new arrow.Field('value', new arrow.Int32(), true)];
+  const entry = arrow.makeData({
+    type: new arrow.Struct(entryFields), length: entries, nullCount: 0, children: [
+      randomStrings(entries, next),
+      arrow.makeData({ type: new arrow.Int32(), length: entries, nullCount: mapValueNulls, nullBitmap: mapValuesValid, data: mapValues }),
+    ],
+  });
+  const mapType = new arrow.Map_(new arrow.Field('entries', entry.type, false), false);
+  const map = arrow.makeData({ type: mapType, length: n, nullCount: mapNulls, nullBitmap: mapValid, valueOffsets: mapOffsets, child: entry });
+
+  // dense union<int32, float64, utf8>: each child holds the rows of its type id, in order.
+  const typeIds = new Int8Array(n);
+  const unionOffsets = new Int32Array(n);
+  const lengths = [0, 0, 0];
+  for (let i = 0; i < n; i++) {
+    const id = next() % 3;
+    typeIds[i] = id;
+    unionOffsets[i] = lengths[id]++;
+  }
+  const ints = new Int32Array(lengths[0]);
+  fillWords(new Uint32Array(ints.buffer), next);
+  const [intsValid, intNulls] = validity(lengths[0], 10, next);
+  const floats = new Float64Array(lengths[1]);
+  for (let i = 0; i < floats.length; i++) floats[i] = next() / 4096;
+  const unionFields = [new arrow.Field('int32', new arrow.Int32(), true), new arrow.Field('float64', new arrow.Float64(), false),
+    new arrow.Field('utf8', new arrow.Utf8(), false)];
+  const union = arrow.makeData({
+    type: new arrow.DenseUnion([0, 1, 2], unionFields), length: n, nullCount: 0, typeIds, valueOffsets: unionOffsets, children: [
+      arrow.makeData({ type: new arrow.Int32(), length: lengths[0], nullCount: intNulls, nullBitmap: intsValid, data: ints }),
+      arrow.makeData({ type: new arrow.Float64(), length: lengths[1], data: floats }),
+      randomStrings(lengths[2], next),
+    ],
+  });
+  return batchOf([['list<struct>', list, true], ['map', map, true], ['union', union, true]]);
+}
+
+/** A validity bitmap with about one null in `every` values, and its null count. */
+function validity(n: number, every: number, next: () => number): [Uint8Array, number] {
+  const bits = new Uint8Array((n + 7) >> 3);
+  let nulls = 0;
+  for (let i = 0; i < n; i++) {
+    if (next() % every === 0) nulls++;
+    else bits[i >> 3] |= 1 << (i & 7);
+  }
+  return [bits, nulls];
 }
 
 /** Strings of 0 to 15 lowercase letters. */

@@ -34,9 +34,9 @@ export const FIGURES: Figure[] = [
   { key: 'ffi.copy', label: 'arrow-js-ffi: parseTable, copy', ref: 'acd.importCopy', moves: true },
   { key: 'acd.roundtripView', label: 'this library: export + import view', ref: 'acd.roundtripView', moves: true },
   { key: 'ipc.total', label: 'IPC: tableToIPC + copy + tableFromIPC', ref: 'acd.roundtripView', moves: true },
-  // A stream of the many-batches table, exported lazily (get_next exports the
+  // A stream of a many-batches table, exported lazily (get_next exports the
   // next batch) and drained by importArrayStream in view mode.
-  { key: 'acd.streamView', label: 'this library: ArrowArrayStream export + import (view)', ref: 'acd.roundtripView', moves: true, sets: ['batches'] },
+  { key: 'acd.streamView', label: 'this library: ArrowArrayStream export + import (view)', ref: 'acd.roundtripView', moves: true, sets: ['batches', 'stream'] },
 ];
 
 export interface Pending {

@@ -46,16 +46,17 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks = {}): Promise
   const reports: Partial<Record<SetName, SetReport>> = {};
   // The many-batches set first: its thousands of calls per iteration bring every
   // code path (ours and the alternatives') to optimized code before the big sets.
-  const order: SetName[] = ['batches', 'wide', 'mixed', 'narrow'];
+  const order: SetName[] = ['batches', 'stream', 'wide', 'mixed', 'narrow', 'nested'];
   for (const [index, name] of order.entries()) {
     const set = sets.find((s) => s.name === name)!;
     collectGarbage();
-    const figures = measureSet(acd, ffi, set, it, (done, total) => {
+    const { figures, ffiCannotRead } = measureSet(acd, ffi, set, it, (done, total) => {
       hooks.progress?.(`set ${index + 1}/${order.length} (${name}: ${set.shape}), iteration ${done}/${total}, ${((performance.now() - started) / 1000).toFixed(0)} s`);
     });
     const r: SetReport = {
       shape: set.shape, rows: set.rows, columns: set.columns, batches: set.batches.length, bytes: set.bytes, unit: set.unit,
       figures: Object.fromEntries(figures), derived: {},
+      ...(ffiCannotRead === null ? {} : { ffiCannotRead }),
     };
     r.derived = derive(r);
     reports[name] = r;

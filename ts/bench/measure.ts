@@ -14,22 +14,32 @@ export interface Ffi {
   parseTable(buffer: ArrayBuffer, arrayPtrs: number[], schemaPtr: number, copy?: boolean): arrow.Table;
 }
 
+/** A set's figures, and why arrow-js-ffi's were not measured on it (it could not read the set). */
+export interface SetMeasure {
+  figures: Map<string, Timing>;
+  ffiCannotRead: string | null;
+}
+
 /**
- * Measures every figure of one set (arrow-js-ffi's only when it is given);
- * throws if a reader misread it or wasm memory leaked. `onIteration` follows
- * the iterations (warm-up included).
+ * Measures every figure of one set (arrow-js-ffi's only when it is given and
+ * can read the set: tried once, untimed, its output checked); throws if a
+ * reader misread it or wasm memory leaked. `onIteration` follows the
+ * iterations (warm-up included).
  */
-export function measureSet(acd: ArrowCDevice, ffi: Ffi | null, set: BenchSet, it: Iterations,
-  onIteration?: (done: number, total: number) => void): Map<string, Timing> {
+export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSet, it: Iterations,
+  onIteration?: (done: number, total: number) => void): SetMeasure {
   const start = acd.bytesAllocated();
   const scratch = new Scratch(acd);
   const all = concatBuffers(set);
   const floor = floorBuilders(set);
   // arrow-js-ffi reads structs without taking ownership: one export serves every iteration.
-  const forFfi = ffi === null ? [] : set.batches.map((b) => acd.exportBatch(b));
+  const forFfi = ffiGiven === null ? [] : set.batches.map((b) => acd.exportBatch(b));
   const ffiArrays = forFfi.map((e) => e.array);
   let failed = true;
   try {
+    // A type arrow-js-ffi does not read (it throws or misreads) skips its rows on this set, with the reason.
+    const ffiCannotRead = ffiGiven === null ? null : cannotRead(acd, ffiGiven, set, forFfi);
+    const ffi = ffiCannotRead === null ? ffiGiven : null;
     const view = () => acd.memory.buffer as ArrayBuffer;
     let ipc: Uint8Array = new Uint8Array(0);
     let ipcAt = 0;
@@ -78,7 +88,7 @@ export function measureSet(acd: ArrowCDevice, ffi: Ffi | null, set: BenchSet, it
       (t, check) => roundtrip(acd, set, t, 'copy', 'default', 'acd.importCopy', check),
       (t, check) => roundtrip(acd, set, t, 'view', 'none', 'acd.importViewUnvalidated', check),
     ];
-    // Streams: on the many-batches set, the table exported as an ArrowArrayStream
+    // Streams: on the many-batches sets, the table exported as an ArrowArrayStream
     // and drained by importArrayStream in view mode.
     if (FIGURES.some((f) => f.key === 'acd.streamView' && measuredOn(f, set.name))) {
       groups.push((t, check) => streamView(acd, set, t, check));
@@ -91,13 +101,26 @@ export function measureSet(acd: ArrowCDevice, ffi: Ffi | null, set: BenchSet, it
       onIteration?.(i + 1, it.warmup + it.samples);
     });
     failed = false;
-    return figures;
+    return { figures, ffiCannotRead };
   } finally {
     forFfi.forEach((e) => e.release());
     scratch.release();
     const leaked = acd.bytesAllocated() - start;
     // Not over an error already on its way: that one says what went wrong first.
     if (leaked !== 0 && !failed) throw new Error(`${set.name}: ${leaked} bytes of wasm memory still allocated after the set`);
+  }
+}
+
+/** Why arrow-js-ffi cannot read the set (parseTable threw, or read other values), or null: tried untimed, view and copy. */
+function cannotRead(acd: ArrowCDevice, ffi: Ffi, set: BenchSet, exported: ExportedArray[]): string | null {
+  try {
+    for (const copy of [false, true]) {
+      const table = ffi.parseTable(acd.memory.buffer as ArrayBuffer, exported.map((e) => e.array), exported[0].schema, copy);
+      checkSame(set, table.batches, `arrow-js-ffi (${copy ? 'copy' : 'view'})`);
+    }
+    return null;
+  } catch (e) {
+    return (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
   }
 }
 
@@ -233,6 +256,18 @@ function floorBuilders(set: BenchSet): { data: () => arrow.Data[]; batches: () =
 }
 
 /**
+ * A value as text, nested values (lists, structs, maps: anything iterable)
+ * element by element, so that a misread child shows.
+ */
+function show(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'object' && Symbol.iterator in v) return `[${[...(v as Iterable<unknown>)].map(show).join(',')}]`;
+  return String(v);
+}
+
+/**
  * A cheap check that an alternative read the same data: the row count, and
  * each column's value at its first, middle and last row of every batch.
  */
@@ -244,8 +279,8 @@ function checkSame(set: BenchSet, got: arrow.RecordBatch[], who: string): void {
   set.batches.forEach((expected, b) => {
     for (let c = 0; c < expected.numCols; c++) {
       for (const row of [0, expected.numRows >> 1, expected.numRows - 1]) {
-        const want = String(expected.getChildAt(c)?.get(row));
-        const found = String(got[b].getChildAt(c)?.get(row));
+        const want = show(expected.getChildAt(c)?.get(row));
+        const found = show(got[b].getChildAt(c)?.get(row));
         if (want !== found) {
           throw new Error(`${set.name}: ${who} read batch ${b} column ${expected.schema.fields[c].name} row ${row} as ${found}, expected ${want}`);
         }

@@ -14,8 +14,8 @@ export const BENCH: CommandSpec = {
   summary: 'benchmark export and import against apache-arrow IPC, arrow-js-ffi and the memory-copy floors',
   description: [
     'Measures export and import (copy and view) against apache-arrow IPC, arrow-js-ffi and the memory-copy and ' +
-      'object-building floors, on seeded data (mixed, narrow, wide, many small batches) in one run; prints medians and ' +
-      'ratios, the targets, and the size of the built wasm core and glue.',
+      'object-building floors, on seeded data (mixed, narrow, wide, many small batches, nested types, a stream of ' +
+      '100-row batches) in one run; prints medians and ratios, the targets, and the size of the built wasm core and glue.',
     'arrow-js-ffi is an optional peer dependency: when it cannot be imported, its rows and targets are skipped with a ' +
       'note. Run it with node --expose-gc for a garbage collection between sets (npm run bench does).',
   ],
