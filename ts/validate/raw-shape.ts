@@ -32,13 +32,14 @@ type Ints = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uin
  * bounds check for all of them: the scans below index it directly, with no
  * call per slot. A buffer not aligned for its width is copied (rare); 64-bit
  * entries become numbers (as Number(BigInt) would round them), read as two
- * 32-bit words since a BigInt per slot is slow.
+ * 32-bit words since a BigInt per slot is slow. read false: the bounds check
+ * only (an empty array).
  */
-function entries(b: Uint8Array | null, width: number, signed: boolean, count: number, what: string): Ints {
+function entries(b: Uint8Array | null, width: number, signed: boolean, count: number, what: string, read = true): Ints {
   const size = count * width;
   const found = b?.byteLength ?? 0;
   if (size > found) throw fail(what, `expected at least ${size} bytes, found ${found}`);
-  if (b === null || size === 0) return new Int32Array(0);
+  if (b === null || size === 0 || !read) return new Int32Array(0);
   const bytes = b.byteOffset % Math.min(width, 4) === 0 ? b : b.slice(0, size);
   const words = (n: number) => new (signed ? Int32Array : Uint32Array)(bytes.buffer as ArrayBuffer, bytes.byteOffset, n);
   switch (width) {
@@ -127,14 +128,14 @@ export function checkShape(raw: RawArray, path = 'array', scan = true): void {
       break;
     case 'union': {
       const ids = entries(raw.buffers[0] ?? null, 1, true, phys, `${path}.buffers[0]`);
-      const offsets = type.mode === 'dense' ? entries(raw.buffers[1] ?? null, 4, true, phys, `${path}.buffers[1]`) : null;
+      const offsets = type.mode === 'dense' ? entries(raw.buffers[1] ?? null, 4, true, phys, `${path}.buffers[1]`, scan) : null;
       if (scan) checkUnionSlots(raw, type.typeIds, ids, offsets, path);
       if (type.mode === 'sparse') type.children.forEach((_, k) => needChildLength(child(k), phys, at(k), 'the sparse union refers to'));
       break;
     }
     case 'dictionary': {
       const w = byteWidth(type);
-      const indices = entries(raw.buffers[1] ?? null, w, type.indexType.signed, phys, `${path}.buffers[1]`);
+      const indices = entries(raw.buffers[1] ?? null, w, type.indexType.signed, phys, `${path}.buffers[1]`, scan && w === 8);
       const dict = raw.dictionary;
       if (dict === null) throw fail(path, `dictionary-encoded array without a dictionary`);
       // An 8-, 16- or 32-bit index outside the dictionary reads as null there
