@@ -161,17 +161,23 @@ function wideBatch(columns: number, n: number, next: () => number): arrow.Record
  * values), map<utf8, int32> (0–3 entries, 5% null maps, 10% null values) and a
  * dense union of int32, float64 and utf8 (10% nulls in its int32 child).
  */
-function nestedBatch(n: number, next: () => number): arrow.RecordBatch {
-  // list<struct<utf8, int64>>
-  const listOffsets = new Int32Array(n + 1);
-  const listValid = new Uint8Array((n + 7) >> 3);
-  let listNulls = 0;
+/** Offsets, validity and null count of n list-like slots: 5% null, else 0 to `max` entries each. */
+function entryOffsets(n: number, max: number, next: () => number): [Int32Array, Uint8Array, number] {
+  const offsets = new Int32Array(n + 1);
+  const valid = new Uint8Array((n + 7) >> 3);
+  let nulls = 0;
   for (let i = 0; i < n; i++) {
     const r = next();
-    if (r % 20 === 0) { listNulls++; listOffsets[i + 1] = listOffsets[i]; continue; }
-    listValid[i >> 3] |= 1 << (i & 7);
-    listOffsets[i + 1] = listOffsets[i] + ((r >>> 8) % 5);
+    if (r % 20 === 0) { nulls++; offsets[i + 1] = offsets[i]; continue; }
+    valid[i >> 3] |= 1 << (i & 7);
+    offsets[i + 1] = offsets[i] + ((r >>> 8) % (max + 1));
   }
+  return [offsets, valid, nulls];
+}
+
+function nestedBatch(n: number, next: () => number): arrow.RecordBatch {
+  // list<struct<utf8, int64>>
+  const [listOffsets, listValid, listNulls] = entryOffsets(n, 4, next);
   const items = listOffsets[n];
   const itemValues = new BigInt64Array(items);
   fillWords(new Uint32Array(itemValues.buffer), next);
@@ -187,15 +193,7 @@ function nestedBatch(n: number, next: () => number): arrow.RecordBatch {
   const list = arrow.makeData({ type: listType, length: n, nullCount: listNulls, nullBitmap: listValid, valueOffsets: listOffsets, child: item });
 
   // map<utf8, int32>
-  const mapOffsets = new Int32Array(n + 1);
-  const mapValid = new Uint8Array((n + 7) >> 3);
-  let mapNulls = 0;
-  for (let i = 0; i < n; i++) {
-    const r = next();
-    if (r % 20 === 0) { mapNulls++; mapOffsets[i + 1] = mapOffsets[i]; continue; }
-    mapValid[i >> 3] |= 1 << (i & 7);
-    mapOffsets[i + 1] = mapOffsets[i] + ((r >>> 8) % 4);
-  }
+  const [mapOffsets, mapValid, mapNulls] = entryOffsets(n, 3, next);
   const entries = mapOffsets[n];
   const mapValues = new Int32Array(entries);
   fillWords(new Uint32Array(mapValues.buffer), next);
