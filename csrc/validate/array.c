@@ -129,6 +129,13 @@ static int AcdValidateArrayPointer(struct AcdValidation* v, const struct ArrowAr
   return ACD_OK;
 }
 
+// What AcdValidateArrayPointer checks, without a message.
+static int AcdArrayPointerValid(const struct ArrowArray* a) {
+  return a != NULL && ACD_IS_ALIGNED(a, _Alignof(struct ArrowArray)) &&
+         AcdValidationReadable(a, sizeof(*a)) && a->release != NULL &&
+         ACD_CALLBACK_VALID(a->release, ACD_ROLE_ARRAY_RELEASE);
+}
+
 static int AcdArrayValidateStruct(struct AcdValidation* v, const struct AcdArrayNode* node) {
   const struct ArrowArray* a = node->array;
   int code = AcdArrayValidateCounts(v, node);
@@ -146,10 +153,11 @@ static int AcdArrayValidateStruct(struct AcdValidation* v, const struct AcdArray
   code = AcdValidatePointerArray(v, a->children, a->n_children, "children");
   if (code != ACD_OK) return code;
   for (int64_t i = 0; i < a->n_children; i++) {
+    // The field's name only for the message: most children pass.
+    if (AcdArrayPointerValid(a->children[i])) continue;
     char field[40];
     snprintf(field, sizeof(field), "children[%" PRId64 "]", i);
-    code = AcdValidateArrayPointer(v, a->children[i], field);
-    if (code != ACD_OK) return code;
+    return AcdValidateArrayPointer(v, a->children[i], field);
   }
 
   if (node->schema->dictionary != NULL) {
@@ -170,20 +178,20 @@ static int AcdArrayValidateStruct(struct AcdValidation* v, const struct AcdArray
 // bytes, and from DEFAULT on it must be readable for them.
 static int AcdCheckBuffer(struct AcdValidation* v, const struct AcdArrayNode* node, int64_t i,
                           int64_t value) {
-  char field[40];
-  snprintf(field, sizeof(field), "buffers[%" PRId64 "]", i);
   const struct ArrowArray* a = node->array;
   struct AcdBufferSize size;
   struct AcdError rule_error;
   int code = AcdBufferSizeOf(&node->format, a->length, a->offset, a->n_buffers, i, value, &size,
                              v->error == NULL ? NULL : &rule_error);
+  const void* ptr = code == ACD_OK ? a->buffers[i] : NULL;
+  if (code == ACD_OK && (size.bytes == 0 || (ptr != NULL && (node->level < ACD_VALIDATION_DEFAULT ||
+                                                               AcdAddressRangeValid(ptr, size.bytes))))) {
+    return ACD_OK;
+  }
+  // The field's name only on failure: this runs for every buffer of every node.
+  char field[40];
+  snprintf(field, sizeof(field), "buffers[%" PRId64 "]", i);
   if (code != ACD_OK) return AcdValidationFail(v, field, code, "%s", rule_error.message);
-  if (size.bytes == 0) return ACD_OK;
-
-  const void* ptr = a->buffers[i];
-  int readable = ptr != NULL && (node->level < ACD_VALIDATION_DEFAULT ||
-                                 AcdAddressRangeValid(ptr, size.bytes));
-  if (readable) return ACD_OK;
 
   char what[96];
   if (size.item_size == 1) {

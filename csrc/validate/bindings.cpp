@@ -23,10 +23,30 @@ int ArrayValidate(uintptr_t schema, uintptr_t array, int level, bool schema_vali
                   static_cast<AcdValidationLevel>(level), &acd_last_error);
 }
 
+// The imports return the library's own struct, or minus the error code.
+double SchemaImport(uintptr_t src) {
+  int code = ACD_OK;
+  ArrowSchema* own = AcdSchemaImport(AcdPtr<ArrowSchema>(src), &code, &acd_last_error);
+  return own != nullptr ? static_cast<double>(reinterpret_cast<uintptr_t>(own)) : -code;
+}
+
+double ArrayImport(uintptr_t schema, uintptr_t src, int level, bool schema_valid) {
+  if (level < ACD_VALIDATION_NONE || level > ACD_VALIDATION_FULL) {
+    return -AcdErrorSet(&acd_last_error, EINVAL, "validation level: expected 0 to 3, found %d", level);
+  }
+  int code = ACD_OK;
+  ArrowArray* own = AcdArrayImport(AcdPtr<const ArrowSchema>(schema), AcdPtr<ArrowArray>(src),
+                                   static_cast<AcdValidationLevel>(level), schema_valid, &code,
+                                   &acd_last_error);
+  return own != nullptr ? static_cast<double>(reinterpret_cast<uintptr_t>(own)) : -code;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(arrow_c_device_validate) {
   using emscripten::function;
   function("schemaValidate", &SchemaValidate);
   function("arrayValidate", &ArrayValidate);
+  function("schemaImport", &SchemaImport);
+  function("arrayImport", &ArrayImport);
 }

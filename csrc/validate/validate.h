@@ -46,6 +46,15 @@ int AcdArrayValidateWithValidSchema(const struct ArrowSchema* schema,
                                     enum AcdValidationLevel level, struct AcdError* error);
 
 
+// Imports (import.c): validates the struct at src (the array at `level`
+// against schema, which schema_valid says was validated already), allocates
+// the library's own struct and moves src into it. Returns it, or NULL with
+// *code and error filled; on failure src is untouched.
+struct ArrowSchema* AcdSchemaImport(struct ArrowSchema* src, int* code, struct AcdError* error);
+struct ArrowArray* AcdArrayImport(const struct ArrowSchema* schema, struct ArrowArray* src,
+                                  enum AcdValidationLevel level, int schema_valid, int* code,
+                                  struct AcdError* error);
+
 // Internals shared by the files of validate/ (walk.c): the path from the root
 // ("root.children[2].dictionary") kept while walking a tree, so that every
 // failure says where it happened.

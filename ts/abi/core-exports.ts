@@ -25,6 +25,12 @@ export interface CoreExports {
   arrayRelease(array: number): number;
   schemaValidate(schema: number): number;
   arrayValidate(schema: number, array: number, level: number, schemaValid: boolean): number;
+  /** Validates, allocates and moves in one call: the library's own struct, or 0 (lastError says why; the source is untouched). */
+  schemaImport(src: number): number;
+  arrayImport(schema: number, src: number, level: number, schemaValid: boolean): number;
+  /** The key of a validated schema tree written to out (0: schemaKeyBuffer(), 4096 bytes) when it fits in capacity bytes; its size. */
+  schemaKey(schema: number, out: number, capacity: number): number;
+  schemaKeyBuffer(): number;
   formatCheck(format: string): number;
   foreignMap(origin: number, size: number): void;
 }
@@ -32,5 +38,5 @@ export interface CoreExports {
 export const CORE_EXPORTS: readonly (keyof CoreExports)[] = [
   'lastError', 'bytesAllocated', 'memorySize', 'alloc', 'free', 'schemaInit', 'arrayInit', 'arrayAllocateBuffer',
   'deviceArrayInitDevice', 'schemaMove', 'arrayMove', 'deviceArrayMove', 'schemaRelease', 'arrayRelease',
-  'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap', 'lastErrorPath',
+  'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap', 'lastErrorPath', 'schemaImport', 'arrayImport', 'schemaKey', 'schemaKeyBuffer',
 ];

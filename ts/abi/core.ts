@@ -39,6 +39,8 @@ function signatureCodes(slots: readonly string[]): Uint8Array {
 
 /** The names of the C validator's levels (enum AcdValidationLevel), for errors. */
 const VALIDATION_LEVELS: readonly ErrorLevel[] = ['none', 'minimal', 'default', 'full'];
+/** The size of the core's static buffer for schema keys (csrc/model/bindings.cpp). */
+const KEY_BUFFER_SIZE = 4096;
 
 /** Options of `load`. */
 export interface LoadOptions {
@@ -72,6 +74,7 @@ export class Core {
    * slots addFunction fills. One array lookup per check.
    */
   #signatures: Uint8Array;
+  #keyBuffer: number | undefined;
 
   /** For messages: 'the core' (loaded) or the linked module's name (attached). */
   readonly name: string;
@@ -265,6 +268,41 @@ export class Core {
    */
   arrayValidate(schema: number, array: number, level: number, schemaValid = false): void {
     this.check(this.m.arrayValidate(schema, array, level, schemaValid), undefined, { level: VALIDATION_LEVELS[level] });
+  }
+
+  /**
+   * Validates the ArrowSchema at src, allocates the library's own struct and
+   * moves src into it, in one call; returns the new struct's address. On
+   * failure src is untouched.
+   */
+  schemaImport(src: number): number {
+    const r = this.m.schemaImport(src);
+    if (r < 0) this.check(-r);
+    return r;
+  }
+
+  /** As schemaImport, for an array validated at level against schema (schemaValid: see arrayValidate). */
+  arrayImport(schema: number, src: number, level: number, schemaValid: boolean): number {
+    const r = this.m.arrayImport(schema, src, level, schemaValid);
+    if (r < 0) this.check(-r, undefined, { level: VALIDATION_LEVELS[level] });
+    return r;
+  }
+
+  /**
+   * The key of the validated schema tree at ptr (csrc/model/schema_key.c):
+   * equal keys, equal trees. A view of core memory, valid until the next call.
+   */
+  schemaKey(ptr: number): Uint8Array {
+    this.#keyBuffer ??= this.m.schemaKeyBuffer();
+    const size = this.m.schemaKey(ptr, 0, 0);
+    if (size <= KEY_BUFFER_SIZE) return new Uint8Array(this.memory.buffer, this.#keyBuffer, size);
+    const out = this.alloc(size);
+    try {
+      this.m.schemaKey(ptr, out, size);
+      return new Uint8Array(this.memory.buffer, out, size).slice();
+    } finally {
+      this.free(out);
+    }
   }
 
   /**

@@ -8,7 +8,7 @@ import * as arrow from 'apache-arrow';
 import { toArrowSchema, toArrowType } from './arrow-types.js';
 import { copyBits } from '../model/bits.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
-import { byteWidth, hasValidity, offsetWidth, type RawArray } from '../model/raw.js';
+import { byteWidth, hasValidity, offsetWidth, pathText, type Path, type RawArray } from '../model/raw.js';
 import { checkShape } from '../validate/raw-shape.js';
 import { intAt } from '../model/raw-values.js';
 import { concatRaws } from '../model/concat.js';
@@ -164,11 +164,12 @@ type TypedArrayCtor = {
   readonly BYTES_PER_ELEMENT: number;
 };
 
-/** A typed array over a raw buffer (no copy); throws when it is not aligned for one. */
-function typed<C extends TypedArrayCtor>(b: Uint8Array | null, Ctor: C, what: string): InstanceType<C> {
+/** A typed array over buffer i of a raw node (no copy); throws when it is not aligned for one. */
+function typed<C extends TypedArrayCtor>(b: Uint8Array | null, Ctor: C, path: Path, i: number): InstanceType<C> {
   if (b === null || b.byteLength === 0) return new Ctor(0) as InstanceType<C>;
   const size = Ctor.BYTES_PER_ELEMENT;
   if (b.byteOffset % size !== 0) {
+    const what = `${pathText(path)}.buffers[${i}]`;
     throw new ArrowCDeviceError(`${what}: address ${b.byteOffset} is not aligned to ${size} bytes, which a ` +
       'zero-copy view needs; import it in copy mode', EINVAL, what);
   }
@@ -178,87 +179,102 @@ function typed<C extends TypedArrayCtor>(b: Uint8Array | null, Ctor: C, what: st
 /**
  * apache-arrow Data for a raw array. Its buffers are used as they are (views
  * stay views). Types apache-arrow lacks throw unless `convert` names them.
- * validatedFully: the C validator checked the array at 'full'.
+ * validatedFully: the C validator checked the array at 'full'. arrowType:
+ * the apache-arrow type of raw.type with the conversions applied, when the
+ * caller has it already (built once per imported schema).
  */
-export function toArrowData(raw: RawArray, convert: readonly Conversion[] = [], path = 'array', validatedFully = false): arrow.Data {
+export function toArrowData(raw: RawArray, convert: readonly Conversion[] = [], path = 'array', validatedFully = false,
+  arrowType?: arrow.DataType): arrow.Data {
   checkConvertible(raw.type, convert, path);
   // apache-arrow reads later, unchecked: every reference is checked now (the
   // passes over every slot only when the C validator did not run at 'full').
   checkShape(raw, path, !validatedFully);
-  return toData(raw, toArrowType(convertedType(raw.type, convert)), convert, path);
+  return toData(raw, arrowType ?? toArrowType(convertedType(raw.type, convert)), convert, path);
 }
 
 /** Throws, naming the way out, for a type apache-arrow lacks that `convert` does not convert. */
-function checkConvertible(type: DataType, convert: readonly Conversion[], path: string): void {
+function checkConvertible(type: DataType, convert: readonly Conversion[], path: Path): void {
   if (type.kind === 'run_end_encoded' && !convert.includes('run_end_encoded')) throw notSupported(type, path, 'run_end_encoded', 'into plain values');
   if ((type.kind === 'list_view' || type.kind === 'large_list_view') && !convert.includes('list_view')) throw notSupported(type, path, 'list_view', 'into a list');
-  if (type.kind === 'dictionary') checkConvertible(type.valueType, convert, `${path}.dictionary`);
-  childFields(type).forEach((f, i) => checkConvertible(f.type, convert, `${path}.children[${i}]`));
+  if (type.kind === 'dictionary') checkConvertible(type.valueType, convert, { parent: path, suffix: '.dictionary' });
+  const children = childFields(type);
+  for (let i = 0; i < children.length; i++) checkConvertible(children[i]!.type, convert, { parent: path, suffix: i });
 }
 
-function toData(raw: RawArray, arrowType: arrow.DataType, convert: readonly Conversion[], path: string): arrow.Data {
+/** A typed array of the offset width of raw's type over buffer i (one offset for an empty array without any). */
+function offsetsOf(raw: RawArray, i: number, path: Path): Int32Array | BigInt64Array {
+  const Ctor = offsetWidth(raw.type) === 8 ? BigInt64Array : Int32Array;
+  const o = typed(raw.buffers[i] ?? null, Ctor as unknown as TypedArrayCtor, path, i) as Int32Array | BigInt64Array;
+  // A zero-length array may have no offsets: apache-arrow wants one.
+  return o.length === 0 && raw.offset + raw.length === 0 ? new Ctor(1) : o;
+}
+
+/** The children of raw as apache-arrow Data of arrowType's child types. */
+function childrenOf(raw: RawArray, arrowType: arrow.DataType, convert: readonly Conversion[], path: Path): arrow.Data[] {
+  const out = new Array<arrow.Data>(raw.children.length);
+  for (let i = 0; i < out.length; i++) out[i] = toData(raw.children[i]!, arrowType.children[i]!.type, convert, { parent: path, suffix: i });
+  return out;
+}
+
+const EMPTY = new Uint8Array(0);
+
+function toData(raw: RawArray, arrowType: arrow.DataType, convert: readonly Conversion[], path: Path): arrow.Data {
   const { type, buffers } = raw;
   const phys = raw.offset + raw.length;
   const nc = raw.offset > 0 && raw.nullCount !== 0 ? -1 : raw.nullCount;
   const validity = buffers[0] ?? undefined;
-  const at = (i: number) => `${path}.buffers[${i}]`;
-  const child = (r: RawArray, t: arrow.DataType, i: number) => toData(r, t, convert, `${path}.children[${i}]`);
-  const make = (bufs: Partial<Record<0 | 1 | 2 | 3, ArrayBufferView | undefined>>, children: arrow.Data[] = [],
-    dictionary?: arrow.Vector, variadic?: Uint8Array[]) =>
-    new arrow.Data(arrowType, 0, phys, nc, bufs as never, children, dictionary, variadic);
-  const offsets = (i: number) => {
-    const Ctor = offsetWidth(type) === 8 ? BigInt64Array : Int32Array;
-    const o = typed(buffers[i], Ctor as unknown as TypedArrayCtor, at(i));
-    // A zero-length array may have no offsets: apache-arrow wants one.
-    return o.length === 0 && phys === 0 ? new Ctor(1) : o;
-  };
-
   let data: arrow.Data;
   switch (type.kind) {
     case 'null':
       data = new arrow.Data(arrowType, 0, phys, phys);
       break;
     case 'bool':
-      data = make({ 1: buffers[1] ?? new Uint8Array(0), 2: validity });
+      data = new arrow.Data(arrowType, 0, phys, nc, { 1: buffers[1] ?? EMPTY, 2: validity } as never);
       break;
     case 'binary': case 'utf8': case 'large_binary': case 'large_utf8':
-      data = make({ 0: offsets(1), 1: buffers[2] ?? new Uint8Array(0), 2: validity });
+      data = new arrow.Data(arrowType, 0, phys, nc, { 0: offsetsOf(raw, 1, path), 1: buffers[2] ?? EMPTY, 2: validity } as never);
       break;
     case 'binary_view': case 'utf8_view':
-      data = make({ 1: buffers[1] ?? new Uint8Array(0), 2: validity }, [], undefined,
-        buffers.slice(2, -1).map((b) => b ?? new Uint8Array(0)));
+      data = new arrow.Data(arrowType, 0, phys, nc, { 1: buffers[1] ?? EMPTY, 2: validity } as never, [], undefined,
+        buffers.slice(2, -1).map((b) => b ?? EMPTY));
       break;
     case 'list': case 'large_list': case 'map':
-      data = make({ 0: offsets(1), 2: validity }, [child(raw.children[0], arrowType.children[0].type, 0)]);
+      data = new arrow.Data(arrowType, 0, phys, nc, { 0: offsetsOf(raw, 1, path), 2: validity } as never, childrenOf(raw, arrowType, convert, path));
       break;
     case 'fixed_size_list': case 'struct':
-      data = make({ 2: validity }, raw.children.map((c, i) => child(c, arrowType.children[i].type, i)));
+      data = new arrow.Data(arrowType, 0, phys, nc, { 2: validity } as never, childrenOf(raw, arrowType, convert, path));
       break;
     case 'union':
-      data = make({ 3: typed(buffers[0], Int8Array, at(0)), 0: type.mode === 'dense' ? typed(buffers[1], Int32Array, at(1)) : undefined },
-        raw.children.map((c, i) => child(c, arrowType.children[i].type, i)));
+      data = new arrow.Data(arrowType, 0, phys, nc, {
+        3: typed(buffers[0] ?? null, Int8Array, path, 0),
+        0: type.mode === 'dense' ? typed(buffers[1] ?? null, Int32Array, path, 1) : undefined,
+      } as never, childrenOf(raw, arrowType, convert, path));
       break;
     case 'dictionary': {
       const dictType = arrowType as arrow.Dictionary;
-      const values = toData(raw.dictionary!, dictType.dictionary, convert, `${path}.dictionary`);
-      data = make({ 1: typed(buffers[1], dictType.indices.ArrayType as unknown as TypedArrayCtor, at(1)), 2: validity }, [], new arrow.Vector([values]));
+      const values = toData(raw.dictionary!, dictType.dictionary, convert, { parent: path, suffix: '.dictionary' });
+      data = new arrow.Data(arrowType, 0, phys, nc,
+        { 1: typed(buffers[1] ?? null, dictType.indices.ArrayType as unknown as TypedArrayCtor, path, 1), 2: validity } as never,
+        [], new arrow.Vector([values]));
       break;
     }
     case 'list_view': case 'large_list_view':
       if (!convert.includes('list_view')) throw notSupported(type, path, 'list_view', 'into a list');
-      return listViewToList(raw, arrowType, convert, path);
+      return listViewToList(raw, arrowType, convert, pathText(path));
     case 'run_end_encoded':
       if (!convert.includes('run_end_encoded')) throw notSupported(type, path, 'run_end_encoded', 'into plain values');
-      return expandRuns(raw, arrowType, convert, path);
+      return expandRuns(raw, arrowType, convert, pathText(path));
     default:
-      data = make({ 1: typed(buffers[1], arrowType.ArrayType as unknown as TypedArrayCtor, at(1)), 2: validity });
+      data = new arrow.Data(arrowType, 0, phys, nc,
+        { 1: typed(buffers[1] ?? null, arrowType.ArrayType as unknown as TypedArrayCtor, path, 1), 2: validity } as never);
   }
   return raw.offset > 0 ? data.slice(raw.offset, raw.length) : data;
 }
 
-function notSupported(type: DataType, path: string, conversion: Conversion, what: string): ArrowCDeviceError {
-  return new ArrowCDeviceError(`${path}: ${typeToString(type)} is not supported by apache-arrow; import with ` +
-    `{ convert: ['${conversion}'] } to convert it ${what}, or with importRaw to keep it as it is`, ENOSYS, path);
+function notSupported(type: DataType, path: Path, conversion: Conversion, what: string): ArrowCDeviceError {
+  const p = pathText(path);
+  return new ArrowCDeviceError(`${p}: ${typeToString(type)} is not supported by apache-arrow; import with ` +
+    `{ convert: ['${conversion}'] } to convert it ${what}, or with importRaw to keep it as it is`, ENOSYS, p);
 }
 
 /**

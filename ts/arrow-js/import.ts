@@ -10,9 +10,9 @@ import type { Imported, ImportedSchema } from '../exchange/handles.js';
 import { importArray, type Reader } from '../exchange/import.js';
 import type { ImportOptions } from '../exchange/options.js';
 import { readRaw, type ImportMode } from '../model/raw.js';
-import type { DataType } from '../model/types.js';
+import type { DataType, Field } from '../model/types.js';
 import { convertedType, toArrowData, toRecordBatch, type Conversion } from './arrow-data.js';
-import { toArrowSchema } from './arrow-types.js';
+import { toArrowSchema, toArrowType } from './arrow-types.js';
 
 export type { ImportMode } from '../model/raw.js';
 
@@ -23,9 +23,55 @@ export type { ImportMode } from '../model/raw.js';
  * 'full' (the slot-by-slot reference checks are then not repeated).
  */
 export function readData(space: ReadSpace, ptr: number, type: DataType, mode: ImportMode, convert: readonly Conversion[] = [],
-  validatedFully = false): arrow.Data {
+  validatedFully = false, arrowType?: arrow.DataType): arrow.Data {
   const raw = readRaw(space, ptr, type, mode);
-  return buildArrow('array', () => toArrowData(raw, convert, 'array', validatedFully));
+  return buildArrow('array', () => toArrowData(raw, convert, 'array', validatedFully, arrowType));
+}
+
+/**
+ * The apache-arrow types of an imported schema, with the conversions applied:
+ * built once per schema field (a cached, frozen one is shared by every import
+ * of the same schema, ts/exchange/schema-cache.ts) and conversion list, so
+ * that the batches of a stream share one Schema, as an IPC reader's do.
+ */
+interface ArrowTypes {
+  type: arrow.DataType;
+  /** For a struct: the record batch schema, whose fields the struct type shares. */
+  schema: arrow.Schema | null;
+}
+const built = new WeakMap<Field, Map<string, ArrowTypes>>();
+
+function arrowTypesOf(field: Field, convert: readonly Conversion[] = []): ArrowTypes {
+  const key = convert.join(',');
+  let byConvert = built.get(field);
+  const hit = byConvert?.get(key);
+  if (hit !== undefined) return hit;
+  let out: ArrowTypes;
+  if (field.type.kind === 'struct') {
+    const schema = toArrowSchema({ fields: field.type.children.map((f) => ({ ...f, type: convertedType(f.type, convert) })), metadata: field.metadata });
+    out = { type: new arrow.Struct(schema.fields), schema };
+  } else {
+    out = { type: toArrowType(convertedType(field.type, convert)), schema: null };
+  }
+  // Only a frozen field cannot change after this: others are built every time.
+  if (Object.isFrozen(field)) {
+    if (byConvert === undefined) built.set(field, byConvert = new Map());
+    byConvert.set(key, out);
+  }
+  return out;
+}
+
+/**
+ * arrowTypesOf, or null for a type without an apache-arrow counterpart:
+ * toArrowData then refuses it with its path and the way out.
+ */
+function arrowTypesOrNull(field: Field, convert?: readonly Conversion[]): ArrowTypes | null {
+  try {
+    return arrowTypesOf(field, convert);
+  } catch (e) {
+    if (e instanceof ArrowCDeviceError) return null;
+    throw e;
+  }
 }
 
 /**
@@ -50,8 +96,9 @@ export function buildArrow<T>(what: string, build: () => T): T {
 /** Reads a moved struct array as a record batch, with the options' conversions. */
 export function batchReader(options: ImportOptions): Reader<arrow.RecordBatch> {
   return (s, ptr, mode, space) => {
-    const data = readData(space, ptr, s.field.type, mode, options.convert, options.validate === 'full');
-    return buildArrow('array', () => toBatch(s, data, options.convert));
+    const types = arrowTypesOrNull(s.field, options.convert);
+    const data = readData(space, ptr, s.field.type, mode, options.convert, options.validate === 'full', types?.type);
+    return buildArrow('array', () => toBatch(s, data, types?.schema ?? null, options.convert));
   };
 }
 
@@ -68,15 +115,16 @@ export function importBatch(core: Core, schema: number | ImportedSchema, array: 
 export function importVector(core: Core, schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<arrow.Vector> {
   return importArray(core, schema, array, 'ArrowArray', options,
     (s, ptr, mode, space) => {
-      const data = readData(space, ptr, s.field.type, mode, options.convert, options.validate === 'full');
+      const types = arrowTypesOrNull(s.field, options.convert);
+      const data = readData(space, ptr, s.field.type, mode, options.convert, options.validate === 'full', types?.type);
       return buildArrow('array', () => new arrow.Vector([data]));
     });
 }
 
 /** apache-arrow's record batch for an imported struct array and its schema. */
-function toBatch(s: ImportedSchema, data: arrow.Data, convert: readonly Conversion[] = []): arrow.RecordBatch {
+function toBatch(s: ImportedSchema, data: arrow.Data, built: arrow.Schema | null, convert: readonly Conversion[] = []): arrow.RecordBatch {
   if (data.nullCount > 0) throw new ArrowCDeviceError('array: a record batch cannot have top-level nulls', EINVAL);
   const { fields, metadata } = s.schema;
-  const schema = toArrowSchema({ fields: fields.map((f) => ({ ...f, type: convertedType(f.type, convert) })), metadata });
+  const schema = built ?? toArrowSchema({ fields: fields.map((f) => ({ ...f, type: convertedType(f.type, convert) })), metadata });
   return toRecordBatch(schema, data as arrow.Data<arrow.Struct>);
 }

@@ -8,7 +8,7 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { Handle } from '../abi/handles.js';
 import { ARROW_C_ARRAY, ARROW_C_DEVICE_ARRAY, ARROW_C_SCHEMA, handOver, type ArrowCDescriptor } from './protocol.js';
-import { readField } from '../model/schema.js';
+import { readSchemaField } from './schema-cache.js';
 import type { ForeignModule } from '../foreign/module.js';
 import { recast } from './requested.js';
 import type { Field, Schema } from '../model/types.js';
@@ -172,7 +172,7 @@ export class ImportedSchema extends Handle {
    */
   constructor(core: Core, ptr: number) {
     // Read before the handle exists: when reading fails, the caller takes the struct back.
-    const field = readField(core.structs, ptr);
+    const field = readSchemaField(core, ptr);
     super(() => { core.space.release('ArrowSchema', ptr); core.free(ptr); });
     this.ptr = ptr;
     this.field = field;

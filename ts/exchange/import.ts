@@ -35,9 +35,7 @@ export function importSchema(core: Core, ptr: number, from?: ForeignSource): Imp
     return schema;
   }
   core.structs.checkRange(ptr, core.structs.size('ArrowSchema'), 'schema');
-  core.schemaValidate(ptr);
-  const own = core.alloc(core.structs.size('ArrowSchema'));
-  core.schemaMove(ptr, own);
+  const own = core.schemaImport(ptr);
   try {
     return new ImportedSchema(core, own);
   } catch (e) {
@@ -69,12 +67,14 @@ export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, p
     let own = 0;
     try {
       // The ImportedSchema was validated on import and is owned here: no second schema walk.
-      core.arrayValidate(schema.ptr, arrayPtr, level, true);
       // From DEFAULT on the validator names device memory where it finds it;
       // at MINIMAL, check that no buffer is device memory before reading one.
-      if (level === LEVELS.minimal) core.checkDevice(core.device.arrayCheckHost(schema.ptr, arrayPtr), 'array');
-      own = core.alloc(core.structs.size('ArrowArray'));
-      core.arrayMove(arrayPtr, own);
+      if (level === LEVELS.minimal) {
+        core.arrayValidate(schema.ptr, arrayPtr, level, true);
+        core.checkDevice(core.device.arrayCheckHost(schema.ptr, arrayPtr), 'array');
+      }
+      // Validated (again at NONE after MINIMAL: only that it is live), allocated and moved in one call.
+      own = core.arrayImport(schema.ptr, arrayPtr, level === LEVELS.minimal ? LEVELS.none : level, true);
       const owned = own;
       const build = () => read(schema, owned, mode, core);
       // Built before any handle exists: on failure the catch below is the only owner.

@@ -6,7 +6,7 @@
 
 import type { AddressSpace } from '../abi/address-space.js';
 import type { Core } from '../abi/core.js';
-import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
+import { ArrowCDeviceError, EINVAL, layoutName } from '../abi/errors.js';
 import type { StructReader } from '../abi/structs.js';
 import type { DataType } from './types.js';
 
@@ -71,16 +71,103 @@ function entry(bytes: Uint8Array, width: 4 | 8, i: number): number {
 
 // ---- C → raw --------------------------------------------------------------
 
-/** Takes byte ranges of memory as views or copies, after a bounds check. */
-class ByteTaker {
-  constructor(private readonly s: StructReader, private readonly mode: ImportMode) {}
+/**
+ * One read of a tree: the space's bytes and the ArrowArray field offsets,
+ * looked up once (a read is on every import's hot path, one node per column).
+ * Paths are built only for messages: a node's is its parent's plus a suffix.
+ */
+class TreeReader {
+  readonly view: DataView;
+  readonly limit: number;
+  readonly pointerSize: number;
+  readonly align: number;
+  readonly size: number;
+  readonly at: Readonly<Record<'length' | 'offset' | 'null_count' | 'n_buffers' | 'buffers' | 'children' | 'dictionary', number>>;
 
-  take(address: number, size: number, what: string | (() => string)): Uint8Array {
+  constructor(readonly s: StructReader, readonly mode: ImportMode) {
+    this.view = s.view;
+    this.limit = this.view.byteLength;
+    this.pointerSize = s.layout.pointerSize;
+    const a = s.layout.structs.ArrowArray;
+    this.align = a.align;
+    this.size = a.size;
+    const f = (name: string) => s.offsetOf('ArrowArray', name);
+    this.at = { length: f('length'), offset: f('offset'), null_count: f('null_count'), n_buffers: f('n_buffers'),
+      buffers: f('buffers'), children: f('children'), dictionary: f('dictionary') };
+  }
+
+  /** An int64 as a number, from two 32-bit halves; throws outside the safe integer range. */
+  i64(address: number, field: string): number {
+    const high = this.view.getInt32(address + 4, true);
+    if (high >= 0x200000 || high < -0x200000) {
+      throw new ArrowCDeviceError(`ArrowArray.${field}: ${this.view.getBigInt64(address, true)} is out of the supported range`, EINVAL,
+        { layout: layoutName(this.s.layout) });
+    }
+    return high * 0x100000000 + this.view.getUint32(address, true);
+  }
+
+  /** Entry i of the C array of pointers at base, after checking that entries 0..i lie in the memory (what names it). */
+  pointer(base: number, i: number, what: Path): number {
+    const size = (i + 1) * this.pointerSize;
+    if (!(base > 0 && base + size <= this.limit)) this.s.checkRange(base, size, () => pathText(what));
+    const address = base + i * this.pointerSize;
+    return this.pointerSize === 4 ? this.view.getUint32(address, true) : Number(this.view.getBigUint64(address, true));
+  }
+
+  /** A pointer field of the (bounds-checked) struct at ptr. */
+  field(ptr: number, offset: number): number {
+    const address = ptr + offset;
+    return this.pointerSize === 4 ? this.view.getUint32(address, true) : Number(this.view.getBigUint64(address, true));
+  }
+
+  /** Bytes [address, address + size) as a view or a copy, after a bounds check. */
+  take(address: number, size: number, what: Path): Uint8Array {
     if (size === 0) return new Uint8Array(0);
-    this.s.checkRange(address, size, what);
-    const v = this.s.view;
-    const bytes = new Uint8Array(v.buffer, v.byteOffset + address, size);
+    if (!(address > 0 && Number.isSafeInteger(address) && size > 0 && address + size <= this.limit)) {
+      this.s.checkRange(address, size, () => pathText(what));
+    }
+    const bytes = new Uint8Array(this.view.buffer, this.view.byteOffset + address, size);
     return this.mode === 'copy' ? bytes.slice() : bytes;
+  }
+}
+
+/**
+ * A node's struct path ("array.children[2].dictionary"), built only when a
+ * message needs it: a string, or its parent's path and a suffix (a number i
+ * stands for ".children[i]").
+ */
+export type Path = string | { readonly parent: Path; readonly suffix: string | number };
+
+/** The text of a path. */
+export function pathText(p: Path): string {
+  if (typeof p === 'string') return p;
+  const parent = pathText(p.parent);
+  return typeof p.suffix === 'number' ? `${parent}.children[${p.suffix}]` : `${parent}${p.suffix}`;
+}
+
+/** One node being read: its struct fields, and its buffers and children taken with bounds checks. */
+class NodeReader {
+  constructor(readonly r: TreeReader, readonly path: Path, readonly nBuffers: number, readonly bufferArray: number,
+    readonly childArray: number) {}
+
+  /** The address of buffer i (an n_buffers that does not have it is an error). */
+  address(i: number): number {
+    if (i < 0 || i >= this.nBuffers) {
+      const p = pathText(this.path);
+      throw new ArrowCDeviceError(`${p}.n_buffers: expected more than ${i}, found ${this.nBuffers}`, EINVAL, `${p}.n_buffers`);
+    }
+    return this.r.pointer(this.bufferArray, i, { parent: this.path, suffix: '.buffers' });
+  }
+
+  /** Buffer i's first `size` bytes (null for a NULL buffer of 0 bytes). */
+  take(i: number, size: number): Uint8Array | null {
+    const at = this.address(i);
+    return at === 0 && size === 0 ? null : this.r.take(at, size, { parent: this.path, suffix: `.buffers[${i}]` });
+  }
+
+  child(i: number, type: DataType): RawArray {
+    const ptr = this.r.pointer(this.childArray, i, { parent: this.path, suffix: '.children' });
+    return readNode(this.r, ptr, type, { parent: this.path, suffix: i });
   }
 }
 
@@ -98,40 +185,35 @@ class ByteTaker {
  * @throws `ArrowCDeviceError` naming the field when an address is outside the space.
  */
 export function readRaw(space: Pick<AddressSpace, 'structs'>, ptr: number, type: DataType, mode: ImportMode, path = 'array'): RawArray {
-  return readNode(space.structs, new ByteTaker(space.structs, mode), ptr, type, path);
+  return readNode(new TreeReader(space.structs, mode), ptr, type, path);
 }
 
-function readNode(s: StructReader, t: ByteTaker, ptr: number, type: DataType, path: string): RawArray {
+function readNode(r: TreeReader, ptr: number, type: DataType, path: Path): RawArray {
   // Bounds-checked reads even at validate: 'none', naming the node; aligned
   // as the C validator requires of a struct in the core's memory.
-  const align = s.layout.structs.ArrowArray.align;
-  if (ptr % align !== 0) throw new ArrowCDeviceError(`${path}: expected a struct ArrowArray aligned to ${align} bytes, found ${ptr}`, EINVAL, path);
-  s.checkRange(ptr, s.size('ArrowArray'), path);
-  const length = s.i64('ArrowArray', ptr, 'length');
-  const offset = s.i64('ArrowArray', ptr, 'offset');
-  const nullCount = s.i64('ArrowArray', ptr, 'null_count');
-  const nBuffers = s.i64('ArrowArray', ptr, 'n_buffers');
-  const bufferArray = s.ptr('ArrowArray', ptr, 'buffers');
-  const childArray = s.ptr('ArrowArray', ptr, 'children');
+  if (ptr % r.align !== 0) {
+    const p = pathText(path);
+    throw new ArrowCDeviceError(`${p}: expected a struct ArrowArray aligned to ${r.align} bytes, found ${ptr}`, EINVAL, p);
+  }
+  if (!(ptr > 0 && ptr + r.size <= r.limit)) r.s.checkRange(ptr, r.size, pathText(path));
+  const at = r.at;
+  const length = r.i64(ptr + at.length, 'length');
+  const offset = r.i64(ptr + at.offset, 'offset');
+  const nullCount = r.i64(ptr + at.null_count, 'null_count');
+  const nBuffers = r.i64(ptr + at.n_buffers, 'n_buffers');
+  const n = new NodeReader(r, path, nBuffers, r.field(ptr, at.buffers), r.field(ptr, at.children));
   // The byte ranges taken below come from these: a negative one would read before a buffer.
-  if (length < 0) throw new ArrowCDeviceError(`${path}.length: expected a non-negative value, found ${length}`, EINVAL, `${path}.length`);
-  if (offset < 0) throw new ArrowCDeviceError(`${path}.offset: expected a non-negative value, found ${offset}`, EINVAL, `${path}.offset`);
-  const address = (i: number) => {
-    if (i < 0 || i >= nBuffers) throw new ArrowCDeviceError(`${path}.n_buffers: expected more than ${i}, found ${nBuffers}`, EINVAL, `${path}.n_buffers`);
-    s.checkRange(bufferArray, (i + 1) * s.layout.pointerSize, () => `${path}.buffers`);
-    return s.ptrAt(bufferArray + i * s.layout.pointerSize);
-  };
-  const take = (i: number, size: number) => {
-    const at = address(i);
-    return at === 0 && size === 0 ? null : t.take(at, size, () => `${path}.buffers[${i}]`);
-  };
-  const child = (i: number, childType: DataType) => {
-    s.checkRange(childArray, (i + 1) * s.layout.pointerSize, () => `${path}.children`);
-    return readNode(s, t, s.ptrAt(childArray + i * s.layout.pointerSize), childType, `${path}.children[${i}]`);
-  };
+  if (length < 0) {
+    const p = pathText(path);
+    throw new ArrowCDeviceError(`${p}.length: expected a non-negative value, found ${length}`, EINVAL, `${p}.length`);
+  }
+  if (offset < 0) {
+    const p = pathText(path);
+    throw new ArrowCDeviceError(`${p}.offset: expected a non-negative value, found ${offset}`, EINVAL, `${p}.offset`);
+  }
   const phys = offset + length;
   const buffers: (Uint8Array | null)[] = [];
-  if (hasValidity(type)) buffers.push(address(0) === 0 ? null : take(0, bitmapBytes(phys)));
+  if (hasValidity(type)) buffers.push(n.address(0) === 0 ? null : n.take(0, bitmapBytes(phys)));
 
   let children: RawArray[] = [];
   let dictionary: RawArray | null = null;
@@ -140,49 +222,50 @@ function readNode(s: StructReader, t: ByteTaker, ptr: number, type: DataType, pa
     case 'null':
       break;
     case 'bool':
-      buffers.push(take(1, bitmapBytes(phys)));
+      buffers.push(n.take(1, bitmapBytes(phys)));
       break;
     case 'binary': case 'utf8': case 'large_binary': case 'large_utf8': {
-      const offsets = take(1, address(1) === 0 && phys === 0 ? 0 : (phys + 1) * ow);
-      buffers.push(offsets, take(2, offsets === null || offsets.length === 0 ? 0 : entry(offsets, ow as 4 | 8, phys)));
+      const offsets = n.take(1, n.address(1) === 0 && phys === 0 ? 0 : (phys + 1) * ow);
+      buffers.push(offsets, n.take(2, offsets === null || offsets.length === 0 ? 0 : entry(offsets, ow as 4 | 8, phys)));
       break;
     }
     case 'binary_view': case 'utf8_view': {
-      buffers.push(take(1, phys * 16));
+      buffers.push(n.take(1, phys * 16));
       const nVariadic = nBuffers - 3;
-      const sizes = take(nBuffers - 1, nVariadic * 8);
-      for (let i = 0; i < nVariadic; i++) buffers.push(take(2 + i, entry(sizes!, 8, i)));
+      const sizes = n.take(nBuffers - 1, nVariadic * 8);
+      for (let i = 0; i < nVariadic; i++) buffers.push(n.take(2 + i, entry(sizes!, 8, i)));
       buffers.push(sizes);
       break;
     }
     case 'list': case 'large_list': case 'map':
-      buffers.push(take(1, address(1) === 0 && phys === 0 ? 0 : (phys + 1) * ow));
-      children = [child(0, type.kind === 'map' ? type.entries.type : type.child.type)];
+      buffers.push(n.take(1, n.address(1) === 0 && phys === 0 ? 0 : (phys + 1) * ow));
+      children = [n.child(0, type.kind === 'map' ? type.entries.type : type.child.type)];
       break;
     case 'list_view': case 'large_list_view':
-      buffers.push(take(1, phys * ow), take(2, phys * ow));
-      children = [child(0, type.child.type)];
+      buffers.push(n.take(1, phys * ow), n.take(2, phys * ow));
+      children = [n.child(0, type.child.type)];
       break;
     case 'fixed_size_list':
-      children = [child(0, type.child.type)];
+      children = [n.child(0, type.child.type)];
       break;
     case 'struct':
-      children = type.children.map((f, i) => child(i, f.type));
+      children = new Array<RawArray>(type.children.length);
+      for (let i = 0; i < children.length; i++) children[i] = n.child(i, type.children[i]!.type);
       break;
     case 'union':
-      buffers.push(take(0, phys));
-      if (type.mode === 'dense') buffers.push(take(1, phys * 4));
-      children = type.children.map((f, i) => child(i, f.type));
+      buffers.push(n.take(0, phys));
+      if (type.mode === 'dense') buffers.push(n.take(1, phys * 4));
+      children = type.children.map((f, i) => n.child(i, f.type));
       break;
     case 'run_end_encoded':
-      children = [child(0, type.runEnds.type), child(1, type.values.type)];
+      children = [n.child(0, type.runEnds.type), n.child(1, type.values.type)];
       break;
     case 'dictionary':
-      buffers.push(take(1, phys * byteWidth(type)));
-      dictionary = readNode(s, t, s.ptr('ArrowArray', ptr, 'dictionary'), type.valueType, `${path}.dictionary`);
+      buffers.push(n.take(1, phys * byteWidth(type)));
+      dictionary = readNode(r, r.field(ptr, at.dictionary), type.valueType, { parent: path, suffix: '.dictionary' });
       break;
     default:
-      buffers.push(take(1, phys * byteWidth(type)));
+      buffers.push(n.take(1, phys * byteWidth(type)));
   }
   return { type, length, nullCount, offset, buffers, children, dictionary };
 }

@@ -10,18 +10,21 @@
 // each offset, index and view once: O(slots), no allocation per slot.
 
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
-import { byteWidth, hasValidity, offsetWidth, type RawArray } from '../model/raw.js';
+import { byteWidth, hasValidity, offsetWidth, pathText, type Path, type RawArray } from '../model/raw.js';
 
 
 // Every message starts with the struct path it is about, which the error carries too.
-const fail = (path: string, message: string) => new ArrowCDeviceError(`${path}: ${message}`, EINVAL, path);
+const fail = (path: Path, message: string) => {
+  const p = pathText(path);
+  return new ArrowCDeviceError(`${p}: ${message}`, EINVAL, p);
+};
 const bitmapBytes = (n: number) => Math.ceil(n / 8);
 
 /** Throws unless buffer i of raw holds at least `size` bytes. */
-function needBytes(raw: RawArray, i: number, size: number, path: string): Uint8Array {
+function needBytes(raw: RawArray, i: number, size: number, path: Path): Uint8Array {
   const b = raw.buffers[i] ?? null;
   const found = b?.byteLength ?? 0;
-  if (size > 0 && found < size) throw fail(`${path}.buffers[${i}]`, `expected at least ${size} bytes for ${raw.offset + raw.length} slots, found ${found}`);
+  if (size > 0 && found < size) throw fail(`${pathText(path)}.buffers[${i}]`, `expected at least ${size} bytes for ${raw.offset + raw.length} slots, found ${found}`);
   return b ?? new Uint8Array(0);
 }
 
@@ -35,7 +38,7 @@ type Ints = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uin
  * 32-bit words since a BigInt per slot is slow. read false: the bounds check
  * only (an empty array).
  */
-function entries(b: Uint8Array | null, width: number, signed: boolean, count: number, what: string, read = true): Ints {
+function entries(b: Uint8Array | null, width: number, signed: boolean, count: number, what: Path, read = true): Ints {
   const size = count * width;
   const found = b?.byteLength ?? 0;
   if (size > found) throw fail(what, `expected at least ${size} bytes, found ${found}`);
@@ -57,13 +60,13 @@ function entries(b: Uint8Array | null, width: number, signed: boolean, count: nu
 /** Whether apache-arrow reads slot i: bitmap is null when every slot is read. */
 const isRead = (bitmap: Uint8Array | null, i: number) => bitmap === null || ((bitmap[i >> 3]! >> (i & 7)) & 1) === 1;
 
-function childAt(raw: RawArray, k: number, path: string): RawArray {
+function childAt(raw: RawArray, k: number, path: Path): RawArray {
   const c = raw.children[k];
   if (c === undefined) throw fail(path, `expected at least ${k + 1} children, found ${raw.children.length}`);
   return c;
 }
 
-function needChildLength(c: RawArray, slots: number, path: string, what: string): void {
+function needChildLength(c: RawArray, slots: number, path: Path, what: string): void {
   if (c.length < slots) throw fail(path, `length ${c.length} is shorter than the ${slots} slots ${what}`);
 }
 
@@ -76,17 +79,17 @@ function needChildLength(c: RawArray, slots: number, path: string, what: string)
  * which checks each of them; the per-node checks (lengths, buffer sizes,
  * child lengths) always run.
  */
-export function checkShape(raw: RawArray, path = 'array', scan = true): void {
+export function checkShape(raw: RawArray, path: Path = 'array', scan = true): void {
   const { type, offset, length } = raw;
-  if (!Number.isSafeInteger(length) || length < 0) throw fail(`${path}.length`, `expected a non-negative integer, found ${length}`);
-  if (!Number.isSafeInteger(offset) || offset < 0) throw fail(`${path}.offset`, `expected a non-negative integer, found ${offset}`);
+  if (!Number.isSafeInteger(length) || length < 0) throw fail(`${pathText(path)}.length`, `expected a non-negative integer, found ${length}`);
+  if (!Number.isSafeInteger(offset) || offset < 0) throw fail(`${pathText(path)}.offset`, `expected a non-negative integer, found ${offset}`);
   const phys = offset + length;
   const bitmap = hasValidity(type) ? raw.buffers[0] ?? null : null;
   if (bitmap !== null) needBytes(raw, 0, bitmapBytes(phys), path);
   // apache-arrow reads a slot's value unless its bit is clear and the null count is not 0.
   const readMap = raw.nullCount !== 0 ? bitmap : null;
   const child = (k: number) => childAt(raw, k, path);
-  const at = (k: number) => `${path}.children[${k}]`;
+  const at = (k: number): Path => ({ parent: path, suffix: k });
 
   switch (type.kind) {
     case 'null':
@@ -101,22 +104,22 @@ export function checkShape(raw: RawArray, path = 'array', scan = true): void {
       // pass over every offset for it ('full' refuses such offsets). Large
       // offsets are BigInts there, which subarray does not take.
       const large = type.kind === 'large_binary' || type.kind === 'large_utf8';
-      if (scan && large) checkOffsets(raw, (raw.buffers[2] ?? null)?.byteLength ?? 0, `${path}.buffers[1]`, `the ${(raw.buffers[2] ?? null)?.byteLength ?? 0}-byte buffer ${path}.buffers[2]`);
+      if (scan && large) checkOffsets(raw, (raw.buffers[2] ?? null)?.byteLength ?? 0, { parent: path, suffix: '.buffers[1]' }, () => `the ${(raw.buffers[2] ?? null)?.byteLength ?? 0}-byte buffer ${pathText(path)}.buffers[2]`);
       break;
     case 'list': case 'large_list': case 'map':
-      if (scan) checkOffsets(raw, child(0).length, `${path}.buffers[1]`, `${at(0)} of length ${child(0).length}`);
+      if (scan) checkOffsets(raw, child(0).length, { parent: path, suffix: '.buffers[1]' }, () => `${pathText(at(0))} of length ${child(0).length}`);
       break;
     case 'list_view': case 'large_list_view': {
       const w = offsetWidth(type);
       const c = child(0);
       if (!scan) break;
-      const starts = entries(raw.buffers[1] ?? null, w, true, phys, `${path}.buffers[1]`);
-      const sizes = entries(raw.buffers[2] ?? null, w, true, phys, `${path}.buffers[2]`);
+      const starts = entries(raw.buffers[1] ?? null, w, true, phys, { parent: path, suffix: '.buffers[1]' });
+      const sizes = entries(raw.buffers[2] ?? null, w, true, phys, { parent: path, suffix: '.buffers[2]' });
       let i = offset;
       for (; i < phys; i++) if (isRead(readMap, i) && (starts[i]! < 0 || sizes[i]! < 0 || starts[i]! + sizes[i]! > c.length)) break;
       if (i < phys) {
         const start = starts[i]!, size = sizes[i]!;
-        throw fail(path, `slot ${i} views child slots [${start}, ${start + size}), outside ${at(0)} of length ${c.length}`);
+        throw fail(path, `slot ${i} views child slots [${start}, ${start + size}), outside ${pathText(at(0))} of length ${c.length}`);
       }
       break;
     }
@@ -127,15 +130,15 @@ export function checkShape(raw: RawArray, path = 'array', scan = true): void {
       type.children.forEach((_, k) => needChildLength(child(k), phys, at(k), `the struct refers to`));
       break;
     case 'union': {
-      const ids = entries(raw.buffers[0] ?? null, 1, true, phys, `${path}.buffers[0]`);
-      const offsets = type.mode === 'dense' ? entries(raw.buffers[1] ?? null, 4, true, phys, `${path}.buffers[1]`, scan) : null;
+      const ids = entries(raw.buffers[0] ?? null, 1, true, phys, { parent: path, suffix: '.buffers[0]' });
+      const offsets = type.mode === 'dense' ? entries(raw.buffers[1] ?? null, 4, true, phys, { parent: path, suffix: '.buffers[1]' }, scan) : null;
       if (scan) checkUnionSlots(raw, type.typeIds, ids, offsets, path);
       if (type.mode === 'sparse') type.children.forEach((_, k) => needChildLength(child(k), phys, at(k), 'the sparse union refers to'));
       break;
     }
     case 'dictionary': {
       const w = byteWidth(type);
-      const indices = entries(raw.buffers[1] ?? null, w, type.indexType.signed, phys, `${path}.buffers[1]`, scan && w === 8);
+      const indices = entries(raw.buffers[1] ?? null, w, type.indexType.signed, phys, { parent: path, suffix: '.buffers[1]' }, scan && w === 8);
       const dict = raw.dictionary;
       if (dict === null) throw fail(path, `dictionary-encoded array without a dictionary`);
       // An 8-, 16- or 32-bit index outside the dictionary reads as null there
@@ -143,8 +146,8 @@ export function checkShape(raw: RawArray, path = 'array', scan = true): void {
       // offsets, the pass over every such index is left to 'full'.
       let i = offset;
       for (; scan && w === 8 && i < phys; i++) if (isRead(readMap, i) && (indices[i]! < 0 || indices[i]! >= dict.length)) break;
-      if (scan && w === 8 && i < phys) throw fail(`${path}.buffers[1]`, `index ${indices[i]} at slot ${i} is outside the dictionary of length ${dict.length}`);
-      checkShape(dict, `${path}.dictionary`, scan);
+      if (scan && w === 8 && i < phys) throw fail({ parent: path, suffix: '.buffers[1]' }, `index ${indices[i]} at slot ${i} is outside the dictionary of length ${dict.length}`);
+      checkShape(dict, { parent: path, suffix: '.dictionary' }, scan);
       return;
     }
     case 'run_end_encoded':
@@ -160,7 +163,7 @@ export function checkShape(raw: RawArray, path = 'array', scan = true): void {
 }
 
 /** Offsets [offset, offset + length] ascending inside [0, limit] (target names what they index). */
-function checkOffsets(raw: RawArray, limit: number, what: string, target: string): void {
+function checkOffsets(raw: RawArray, limit: number, what: Path, target: () => string): void {
   const w = offsetWidth(raw.type);
   const b = raw.buffers[1] ?? null;
   const phys = raw.offset + raw.length;
@@ -173,12 +176,12 @@ function checkOffsets(raw: RawArray, limit: number, what: string, target: string
   for (; i <= phys; i++) if (at[i]! < 0 || at[i]! > limit || (i > raw.offset && at[i]! < at[i - 1]!)) break;
   if (i > phys) return;
   const o = at[i]!;
-  if (o < 0 || o > limit) throw fail(what, `offset ${o} at slot ${i} is outside ${target}`);
+  if (o < 0 || o > limit) throw fail(what, `offset ${o} at slot ${i} is outside ${target()}`);
   throw fail(what, `offset ${o} at slot ${i} is less than the offset before it (${at[i - 1]})`);
 }
 
 /** Each slot's type id one of the union's, and its dense offset (offsets not null) inside that child. */
-function checkUnionSlots(raw: RawArray, typeIds: readonly number[], ids: Ints, offsets: Ints | null, path: string): void {
+function checkUnionSlots(raw: RawArray, typeIds: readonly number[], ids: Ints, offsets: Ints | null, path: Path): void {
   // Child index by type id + 128 (-1 for none): an array lookup per slot, not
   // a Map.get. As in a Map, a repeated id maps to its last child.
   const childOf = new Int16Array(256).fill(-1);
@@ -193,15 +196,15 @@ function checkUnionSlots(raw: RawArray, typeIds: readonly number[], ids: Ints, o
   }
   if (i === phys) return;
   const k = childOf[ids[i]! + 128]!;
-  if (k < 0) throw fail(`${path}.buffers[0]`, `slot ${i} has type id ${ids[i]}, expected one of ${typeIds.join(', ')}`);
+  if (k < 0) throw fail({ parent: path, suffix: '.buffers[0]' }, `slot ${i} has type id ${ids[i]}, expected one of ${typeIds.join(', ')}`);
   const length = childAt(raw, k, path).length;
-  throw fail(`${path}.buffers[1]`, `offset ${offsets![i]} at slot ${i} is outside ${path}.children[${k}] of length ${length}`);
+  throw fail({ parent: path, suffix: '.buffers[1]' }, `offset ${offsets![i]} at slot ${i} is outside ${pathText(path)}.children[${k}] of length ${length}`);
 }
 
 /** Run ends ascending and positive, the last covering the parent, each run with a value. */
-function checkRunEnds(raw: RawArray, runEnds: RawArray, values: RawArray, path: string): void {
+function checkRunEnds(raw: RawArray, runEnds: RawArray, values: RawArray, path: Path): void {
   const w = byteWidth(runEnds.type);
-  const what = `${path}.children[0].buffers[1]`;
+  const what = `${pathText(path)}.children[0].buffers[1]`;
   const at = entries(runEnds.buffers[1] ?? null, w, true, runEnds.offset + runEnds.length, what);
   const o = runEnds.offset;
   const before = (k: number) => k === 0 ? 0 : at[o + k - 1]!;
@@ -210,14 +213,14 @@ function checkRunEnds(raw: RawArray, runEnds: RawArray, values: RawArray, path: 
   if (k < runEnds.length) throw fail(what, `run end ${at[o + k]} at run ${k} is not greater than the one before it (${before(k)})`);
   const previous = before(runEnds.length);
   const phys = raw.offset + raw.length;
-  if (phys > 0 && previous < phys) throw fail(what, `the last run ends at ${previous}, before the ${phys} slots of ${path}`);
-  needChildLength(values, runEnds.length, `${path}.children[1]`, `of ${runEnds.length} runs`);
+  if (phys > 0 && previous < phys) throw fail(what, `the last run ends at ${previous}, before the ${phys} slots of ${pathText(path)}`);
+  needChildLength(values, runEnds.length, `${pathText(path)}.children[1]`, `of ${runEnds.length} runs`);
 }
 
 /** Each read view's bytes inside the view or its variadic buffer. */
-function checkViews(raw: RawArray, readMap: Uint8Array | null, path: string): void {
+function checkViews(raw: RawArray, readMap: Uint8Array | null, path: Path): void {
   const phys = raw.offset + raw.length;
-  const word = entries(raw.buffers[1] ?? null, 4, true, phys * 4, `${path}.buffers[1]`);
+  const word = entries(raw.buffers[1] ?? null, 4, true, phys * 4, { parent: path, suffix: '.buffers[1]' });
   const nVariadic = raw.buffers.length - 3;
   const lengths = raw.buffers.slice(2, 2 + nVariadic).map((b) => b?.byteLength ?? 0);
   let i = raw.offset;
@@ -229,9 +232,9 @@ function checkViews(raw: RawArray, readMap: Uint8Array | null, path: string): vo
   if (i < phys) {
     const size = word[4 * i]!, index = word[4 * i + 2]!, start = word[4 * i + 3]!;
     const b = index >= 0 && index < nVariadic ? raw.buffers[2 + index] ?? null : undefined;
-    if (b === undefined) throw fail(`${path}.buffers[1]`, `view ${i} names buffer ${index}, expected one in [0, ${nVariadic})`);
+    if (b === undefined) throw fail({ parent: path, suffix: '.buffers[1]' }, `view ${i} names buffer ${index}, expected one in [0, ${nVariadic})`);
     if (start < 0 || start + size > (b?.byteLength ?? 0)) {
-      throw fail(`${path}.buffers[${2 + index}]`, `view ${i} reads bytes [${start}, ${start + size}), outside the ${b?.byteLength ?? 0}-byte buffer`);
+      throw fail(`${pathText(path)}.buffers[${2 + index}]`, `view ${i} reads bytes [${start}, ${start + size}), outside the ${b?.byteLength ?? 0}-byte buffer`);
     }
   }
 }

@@ -1,0 +1,91 @@
+// Fields read from imported ArrowSchema trees, by the tree's key
+// (csrc/model/schema_key.c: formats, names, flags, children, dictionaries,
+// metadata). A stream, or a producer exporting batch after batch, sends the
+// same schema each time: with the key, the second import of a schema costs
+// one call into the core and a comparison instead of reading every node
+// again, and it yields the same Field object, on which the apache-arrow types
+// built for it are cached too (ts/arrow-js/import.ts). Cached fields are
+// frozen: they are shared by every import of that schema.
+
+import type { Core } from '../abi/core.js';
+import { readField } from '../model/schema.js';
+import type { DataType, Field } from '../model/types.js';
+
+/** Bounds of the cache: the number of schemas, and the bytes of their keys. */
+const MAX_ENTRIES = 256;
+const MAX_KEY_BYTES = 16 << 20;
+/** A key longer than this is not cached (the schema is read every time). */
+const MAX_CACHED_KEY = 1 << 20;
+
+interface Entry {
+  /** The key, as 32-bit words: compared in full on every hit (a hash alone could be forged). */
+  words: Int32Array;
+  field: Field;
+}
+
+/** By the key's hash; one entry per hash (a collision replaces). Insertion order is the LRU order. */
+const cache = new Map<number, Entry>();
+let keyBytes = 0;
+
+/**
+ * The field of the validated ArrowSchema at ptr in the core's memory: the
+ * cached one when a schema with the same key was read before, else read (and
+ * cached, frozen).
+ */
+export function readSchemaField(core: Core, ptr: number): Field {
+  const bytes = core.schemaKey(ptr);
+  if (bytes.length > MAX_CACHED_KEY || bytes.byteOffset % 4 !== 0) return readField(core.structs, ptr);
+  const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+  const hash = hashWords(words);
+  const hit = cache.get(hash);
+  if (hit !== undefined && sameWords(hit.words, words)) {
+    // Most recently used last: the first entry is the one to evict.
+    cache.delete(hash);
+    cache.set(hash, hit);
+    return hit.field;
+  }
+  const field = freezeField(readField(core.structs, ptr));
+  if (hit !== undefined) keyBytes -= hit.words.byteLength;
+  cache.delete(hash);
+  cache.set(hash, { words: words.slice(), field });
+  keyBytes += words.byteLength;
+  for (const [h, e] of cache) {
+    if (cache.size <= MAX_ENTRIES && keyBytes <= MAX_KEY_BYTES) break;
+    cache.delete(h);
+    keyBytes -= e.words.byteLength;
+  }
+  return field;
+}
+
+function hashWords(words: Int32Array): number {
+  let h = words.length | 0;
+  for (let i = 0; i < words.length; i++) {
+    h = Math.imul(h ^ words[i]!, 0x9e3779b1);
+    h ^= h >>> 15;
+  }
+  return h;
+}
+
+function sameWords(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function freezeField(f: Field): Field {
+  freezeType(f.type);
+  return Object.freeze(f);
+}
+
+function freezeType(t: DataType): void {
+  for (const value of Object.values(t)) {
+    if (value === null || typeof value !== 'object') continue;
+    if (Array.isArray(value)) value.forEach((x) => (isField(x) ? freezeField(x) : undefined));
+    else if (isField(value)) freezeField(value);
+    else if ('kind' in value) freezeType(value as DataType);
+    Object.freeze(value);
+  }
+  Object.freeze(t);
+}
+
+const isField = (x: unknown): x is Field => typeof x === 'object' && x !== null && 'type' in x && 'name' in x;
