@@ -84,7 +84,7 @@ class TreeReader {
   readonly size: number;
   readonly at: Readonly<Record<'length' | 'offset' | 'null_count' | 'n_buffers' | 'buffers' | 'children' | 'dictionary', number>>;
 
-  constructor(readonly s: StructReader, readonly mode: ImportMode) {
+  constructor(readonly s: StructReader) {
     this.view = s.view;
     this.limit = this.view.byteLength;
     this.pointerSize = s.layout.pointerSize;
@@ -120,14 +120,13 @@ class TreeReader {
     return this.pointerSize === 4 ? this.view.getUint32(address, true) : Number(this.view.getBigUint64(address, true));
   }
 
-  /** Bytes [address, address + size) as a view or a copy, after a bounds check. */
+  /** Bytes [address, address + size) as a view, after a bounds check. */
   take(address: number, size: number, what: Path): Uint8Array {
     if (size === 0) return new Uint8Array(0);
     if (!(address > 0 && Number.isSafeInteger(address) && size > 0 && address + size <= this.limit)) {
       this.s.checkRange(address, size, () => pathText(what));
     }
-    const bytes = new Uint8Array(this.view.buffer, this.view.byteOffset + address, size);
-    return this.mode === 'copy' ? bytes.slice() : bytes;
+    return new Uint8Array(this.view.buffer, this.view.byteOffset + address, size);
   }
 }
 
@@ -185,7 +184,65 @@ class NodeReader {
  * @throws `ArrowCDeviceError` naming the field when an address is outside the space.
  */
 export function readRaw(space: Pick<AddressSpace, 'structs'>, ptr: number, type: DataType, mode: ImportMode, path = 'array'): RawArray {
-  return readNode(new TreeReader(space.structs, mode), ptr, type, path);
+  const raw = readNode(new TreeReader(space.structs), ptr, type, path);
+  return mode === 'copy' ? copied(raw) : raw;
+}
+
+/**
+ * A raw tree read as views, with every buffer copied out of memory in one
+ * allocation: one slice of the range that holds them all when they lie close
+ * together and 8-byte aligned (as a producer's allocations mostly do), else
+ * each copied to an 8-byte aligned place of one new buffer. A buffer per
+ * copy would make an allocation, and often page faults, per buffer.
+ */
+function copied(raw: RawArray): RawArray {
+  const views: Uint8Array[] = [];
+  collectViews(raw, views);
+  if (views.length === 0) return raw;
+  let lo = Infinity;
+  let hi = 0;
+  let total = 0;
+  let aligned = true;
+  for (const v of views) {
+    lo = Math.min(lo, v.byteOffset);
+    hi = Math.max(hi, v.byteOffset + v.byteLength);
+    total += v.byteLength;
+    aligned &&= v.byteOffset % 8 === 0;
+  }
+  const memory = views[0]!.buffer;
+  const places = new Map<Uint8Array, Uint8Array>();
+  // A shared memory's slice would be shared too: those are copied into a new buffer.
+  if (aligned && hi - lo <= 2 * total + 4096 && memory instanceof ArrayBuffer) {
+    const copy = memory.slice(lo, hi);
+    for (const v of views) places.set(v, new Uint8Array(copy, v.byteOffset - lo, v.byteLength));
+  } else {
+    let size = 0;
+    for (const v of views) size += (v.byteLength + 7) & ~7;
+    const copy = new Uint8Array(size);
+    let at = 0;
+    for (const v of views) {
+      copy.set(v, at);
+      places.set(v, copy.subarray(at, at + v.byteLength));
+      at += (v.byteLength + 7) & ~7;
+    }
+  }
+  return withBuffers(raw, places);
+}
+
+/** The buffers of a tree that are views of memory (empty ones are not). */
+function collectViews(raw: RawArray, out: Uint8Array[]): void {
+  for (const b of raw.buffers) if (b !== null && b.byteLength > 0) out.push(b);
+  for (const c of raw.children) collectViews(c, out);
+  if (raw.dictionary !== null) collectViews(raw.dictionary, out);
+}
+
+function withBuffers(raw: RawArray, places: ReadonlyMap<Uint8Array, Uint8Array>): RawArray {
+  return {
+    ...raw,
+    buffers: raw.buffers.map((b) => (b === null ? null : places.get(b) ?? b)),
+    children: raw.children.map((c) => withBuffers(c, places)),
+    dictionary: raw.dictionary === null ? null : withBuffers(raw.dictionary, places),
+  };
 }
 
 function readNode(r: TreeReader, ptr: number, type: DataType, path: Path): RawArray {
