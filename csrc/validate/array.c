@@ -129,8 +129,7 @@ static int AcdValidateArrayPointer(struct AcdValidation* v, const struct ArrowAr
   return ACD_OK;
 }
 
-// What AcdValidateArrayPointer checks, without a message.
-static int AcdArrayPointerValid(const struct ArrowArray* a) {
+static int AcdArrayPointerValid(const struct ArrowArray* a) {  // AcdValidateArrayPointer's checks
   return a != NULL && ACD_IS_ALIGNED(a, _Alignof(struct ArrowArray)) &&
          AcdValidationReadable(a, sizeof(*a)) && a->release != NULL &&
          ACD_CALLBACK_VALID(a->release, ACD_ROLE_ARRAY_RELEASE);
@@ -145,17 +144,15 @@ static int AcdArrayValidateStruct(struct AcdValidation* v, const struct AcdArray
   if (code != ACD_OK) return code;
   if (node->format.type == ACD_TYPE_NA && a->n_buffers == 1 && a->buffers[0] != NULL) {
     return AcdValidationFail(v, "buffers[0]", EINVAL,
-                             "expected no buffers for a null array (or one NULL buffer), "
-                             "found %p",
+                             "expected no buffers for a null array (or one NULL buffer), found %p",
                              a->buffers[0]);
   }
 
   code = AcdValidatePointerArray(v, a->children, a->n_children, "children");
   if (code != ACD_OK) return code;
   for (int64_t i = 0; i < a->n_children; i++) {
-    // The field's name only for the message: most children pass.
     if (AcdArrayPointerValid(a->children[i])) continue;
-    char field[40];
+    char field[40];  // named only for the message
     snprintf(field, sizeof(field), "children[%" PRId64 "]", i);
     return AcdValidateArrayPointer(v, a->children[i], field);
   }
@@ -188,8 +185,7 @@ static int AcdCheckBuffer(struct AcdValidation* v, const struct AcdArrayNode* no
                                                                AcdAddressRangeValid(ptr, size.bytes))))) {
     return ACD_OK;
   }
-  // The field's name only on failure: this runs for every buffer of every node.
-  char field[40];
+  char field[40];  // named only on failure: this runs for every buffer of every node
   snprintf(field, sizeof(field), "buffers[%" PRId64 "]", i);
   if (code != ACD_OK) return AcdValidationFail(v, field, code, "%s", rule_error.message);
 

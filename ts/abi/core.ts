@@ -2,6 +2,8 @@
 // core (or attaching to a module that linked it, checked by attach.ts), its
 // memory, and its exports. Every C call that can fail goes through
 // check(), the single funnel from errno codes to ArrowCDeviceError.
+// Longer than 400 lines: a wrapper per export of the core, which no other
+// module may touch.
 
 import createAcdCore from './generated/core.js';
 import type { CoreExports } from './core-exports.js';

@@ -127,7 +127,11 @@ export function checkShape(raw: RawArray, path: Path = 'array', scan = true): vo
       needChildLength(child(0), phys * type.listSize, at(0), `of ${phys} lists of ${type.listSize}`);
       break;
     case 'struct':
-      type.children.forEach((_, k) => needChildLength(child(k), phys, at(k), `the struct refers to`));
+      // A loop without a closure or a path per child: a record batch has a child per column.
+      for (let k = 0; k < type.children.length; k++) {
+        const c = raw.children[k];
+        if (c === undefined || c.length < phys) needChildLength(child(k), phys, at(k), 'the struct refers to');
+      }
       break;
     case 'union': {
       const ids = entries(raw.buffers[0] ?? null, 1, true, phys, { parent: path, suffix: '.buffers[0]' });
@@ -159,7 +163,7 @@ export function checkShape(raw: RawArray, path: Path = 'array', scan = true): vo
     default:
       needBytes(raw, 1, phys * byteWidth(type), path);
   }
-  raw.children.forEach((c, k) => checkShape(c, at(k), scan));
+  for (let k = 0; k < raw.children.length; k++) checkShape(raw.children[k]!, { parent: path, suffix: k }, scan);
 }
 
 /** Offsets [offset, offset + length] ascending inside [0, limit] (target names what they index). */

@@ -1,0 +1,82 @@
+// Imported schemas are read once per key (ts/exchange/schema-cache.ts, key
+// from csrc/model/schema_key.c): equal trees share one frozen Field and one
+// apache-arrow Schema; any difference a reader would see (a name, a format, a
+// flag, metadata, a child, a dictionary) makes another key.
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import * as arrow from 'apache-arrow';
+import type { ArrowCDevice } from '../ts/api.js';
+import * as t from '../ts/model/types.js';
+import { bytesMark, core } from './helpers.js';
+
+let acd: ArrowCDevice;
+beforeAll(async () => {
+  acd = await core();
+});
+const mark = bytesMark(() => acd);
+
+/** The Field an import of an export of `field` reads. */
+function imported(field: t.Field): t.Field {
+  const e = acd.exportSchema(field);
+  const s = acd.importSchema(e.ptr);
+  const read = s.field;
+  s.release();
+  e.release();
+  return read;
+}
+
+const base = (): t.Field => t.field('', t.struct([
+  t.field('a', t.int32(), true, new Map([['k', 'v']])),
+  t.field('b', t.list(t.field('item', t.utf8()))),
+  t.field('c', t.dictionary(t.int16(), t.utf8())),
+]), false, new Map([['schema', 'm']]));
+
+describe('the imported schemas cache', () => {
+  test('equal schemas: one frozen Field', () => {
+    mark();
+    const first = imported(base());
+    const second = imported(base());
+    expect(second).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(Object.isFrozen(first.type)).toBe(true);
+    expect(() => { (first as { name: string }).name = 'x'; }).toThrow(TypeError);
+  });
+
+  const variants: [string, (f: t.Field) => t.Field][] = [
+    ['a column name', (f) => t.field(f.name, t.struct([t.field('A', t.int32(), true, new Map([['k', 'v']])), ...(f.type as { children: t.Field[] }).children.slice(1)]), f.nullable, f.metadata)],
+    ['a column type', (f) => t.field(f.name, t.struct([t.field('a', t.int64(), true, new Map([['k', 'v']])), ...(f.type as { children: t.Field[] }).children.slice(1)]), f.nullable, f.metadata)],
+    ['nullability', (f) => t.field(f.name, f.type, true, f.metadata)],
+    ['schema metadata', (f) => t.field(f.name, f.type, f.nullable, new Map([['schema', 'n']]))],
+    ['no metadata', (f) => t.field(f.name, f.type, f.nullable, null)],
+    ['column metadata', (f) => t.field(f.name, t.struct([t.field('a', t.int32(), true, new Map([['k', 'w']])), ...(f.type as { children: t.Field[] }).children.slice(1)]), f.nullable, f.metadata)],
+    ['a nested name', (f) => t.field(f.name, t.struct([(f.type as { children: t.Field[] }).children[0]!, t.field('b', t.list(t.field('element', t.utf8()))), (f.type as { children: t.Field[] }).children[2]!]), f.nullable, f.metadata)],
+    ['a dictionary index type', (f) => t.field(f.name, t.struct([...(f.type as { children: t.Field[] }).children.slice(0, 2), t.field('c', t.dictionary(t.int32(), t.utf8()))]), f.nullable, f.metadata)],
+    ['a dictionary value type', (f) => t.field(f.name, t.struct([...(f.type as { children: t.Field[] }).children.slice(0, 2), t.field('c', t.dictionary(t.int16(), t.binary()))]), f.nullable, f.metadata)],
+    ['one column fewer', (f) => t.field(f.name, t.struct((f.type as { children: t.Field[] }).children.slice(0, 2)), f.nullable, f.metadata)],
+  ];
+  test.each(variants)('%s: another Field, read as it is', (_, change) => {
+    mark();
+    const original = imported(base());
+    const changed = change(base());
+    const read = imported(changed);
+    expect(read).not.toBe(original);
+    expect(read).toEqual(changed);
+  });
+
+  test('the batches of a stream share one apache-arrow Schema and types', () => {
+    mark();
+    const table = new arrow.Table({
+      x: arrow.makeVector(Int32Array.from([1, 2, 3])),
+      y: arrow.vectorFromArray(['a', 'b', 'a'], new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32())),
+    });
+    const batches = [...table.batches, ...table.batches];
+    const exports = batches.map((b) => acd.exportBatch(b));
+    const imports = exports.map((e) => acd.importBatch(e.schema, e.array));
+    expect(imports[1]!.value.schema).toBe(imports[0]!.value.schema);
+    expect(imports[1]!.value.data.type).toBe(imports[0]!.value.data.type);
+    // The struct's children are the schema's fields: one dictionary type (one id) for the column.
+    expect(imports[0]!.value.data.children[1]!.type).toBe(imports[0]!.value.schema.fields[1]!.type);
+    expect(imports.map((i) => i.value.toArray().map((r) => r.toJSON()))).toEqual(batches.map((b) => b.toArray().map((r) => r.toJSON())));
+    imports.forEach((i) => i.release());
+    exports.forEach((e) => e.release());
+  });
+});
