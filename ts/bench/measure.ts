@@ -4,7 +4,7 @@
 // read the same values, and releases.
 
 import * as arrow from 'apache-arrow';
-import type { ArrowCDevice, ExportedArray, ExportedStream, Imported, ImportedSchema, ImportMode, StreamReader, ValidationLevel } from '../index.js';
+import type { ArrowCDevice, ExportedArray, ExportedStream, ForeignModule, Imported, ImportedSchema, ImportMode, StreamReader, ValidationLevel } from '../index.js';
 import type { BenchSet } from './data.js';
 import { FIGURES, measuredOn } from './figures.js';
 import { iterate, type Iterations, type Timer, type Timing } from './timing.js';
@@ -12,6 +12,29 @@ import { iterate, type Iterations, type Timer, type Timing } from './timing.js';
 /** The part of arrow-js-ffi the benchmark uses. */
 export interface Ffi {
   parseTable(buffer: ArrayBuffer, arrayPtrs: number[], schemaPtr: number, copy?: boolean): arrow.Table;
+}
+
+/**
+ * A second instance of the core, loaded separately (its own memory and
+ * function table), and the same seen from the first as another module: the
+ * producer of the { from } imports.
+ */
+export interface Foreign {
+  core: ArrowCDevice;
+  from: ForeignModule;
+}
+
+/** `other` as a foreign module of `acd`: its memory, its table and its allocator. */
+export function foreignOf(acd: ArrowCDevice, other: ArrowCDevice): Foreign {
+  const from = acd.foreign({ memory: other.memory, table: other.core.table, malloc: (n) => other.core.alloc(n), free: (p) => other.core.free(p) }, 'a second core');
+  return { core: other, from };
+}
+
+/** What else measureSet takes: the second core (its figures are left out without it), and a hook on each iteration. */
+export interface MeasureOptions {
+  foreign?: Foreign | null;
+  /** Follows the iterations (warm-up included). */
+  onIteration?: (done: number, total: number) => void;
 }
 
 /** A set's figures, and why arrow-js-ffi's were not measured on it (it could not read the set). */
@@ -22,14 +45,17 @@ export interface SetMeasure {
 
 /**
  * Measures every figure of one set (arrow-js-ffi's only when it is given and
- * can read the set: tried once, untimed, its output checked); throws if a
- * reader misread it or wasm memory leaked. `onIteration` follows the
- * iterations (warm-up included).
+ * can read the set: tried once, untimed, its output checked; the imports
+ * { from } another module only when the second core is given); throws if a
+ * reader misread it or wasm memory leaked, in either core.
  */
-export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSet, it: Iterations,
-  onIteration?: (done: number, total: number) => void): SetMeasure {
+export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSet, it: Iterations, o: MeasureOptions = {}): SetMeasure {
+  const foreign = o.foreign !== undefined && o.foreign !== null && FIGURES.some((f) => f.key.startsWith('foreign.') && measuredOn(f, set.name))
+    ? o.foreign : null;
   const start = acd.bytesAllocated();
+  const foreignStart = foreign === null ? 0 : foreign.core.bytesAllocated();
   const scratch = new Scratch(acd);
+  const foreignScratch = foreign === null ? null : new Scratch(foreign.core);
   const all = concatBuffers(set);
   const floor = floorBuilders(set);
   // arrow-js-ffi reads structs without taking ownership: one export serves every iteration.
@@ -51,6 +77,11 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
         const at = scratch.get('memcpy', all.length);
         t.repeat('floor.memcpyIn', () => acd.core.bytes.set(all, at));
         t.repeat('floor.memcpyOut', () => view().slice(at, at + all.length));
+        if (foreign === null) return;
+        // The same slice out of the other module's memory: the floor of a copy { from } it.
+        const there = foreignScratch!.get('memcpy', all.length);
+        foreign.core.core.bytes.set(all, there);
+        t.repeat('floor.foreignMemcpyOut', () => (foreign.core.memory.buffer as ArrayBuffer).slice(there, there + all.length));
       },
       (t) => {
         // IPC: serialize, copy the bytes into wasm memory...
@@ -87,6 +118,11 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
       },
       (t, check) => roundtrip(acd, set, t, 'copy', 'default', 'acd.importCopy', check),
       (t, check) => roundtrip(acd, set, t, 'view', 'none', 'acd.importViewUnvalidated', check),
+      // Imports { from } the second core, of fresh exports it made (untimed: not this core's export).
+      ...(foreign === null ? [] : [
+        (t: Timer, check: boolean) => roundtrip(acd, set, t, 'view', 'default', 'foreign.importView', check, foreign),
+        (t: Timer, check: boolean) => roundtrip(acd, set, t, 'copy', 'default', 'foreign.importCopy', check, foreign),
+      ]),
     ];
     // Streams: on the many-batches sets, the table exported as an ArrowArrayStream
     // and drained by importArrayStream in view mode.
@@ -98,16 +134,19 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
     const reps = Math.min(it.maxReps, Math.max(1, Math.floor(LIVE_EXPORT_BYTES / set.bytes) - 1));
     const figures = iterate({ ...it, maxReps: reps }, (t, i) => {
       for (let g = 0; g < groups.length; g++) groups[(g + i) % groups.length](t, i === 0);
-      onIteration?.(i + 1, it.warmup + it.samples);
+      o.onIteration?.(i + 1, it.warmup + it.samples);
     });
     failed = false;
     return { figures, ffiCannotRead };
   } finally {
     forFfi.forEach((e) => e.release());
     scratch.release();
+    foreignScratch?.release();
     const leaked = acd.bytesAllocated() - start;
+    const leakedThere = foreign === null ? 0 : foreign.core.bytesAllocated() - foreignStart;
     // Not over an error already on its way: that one says what went wrong first.
     if (leaked !== 0 && !failed) throw new Error(`${set.name}: ${leaked} bytes of wasm memory still allocated after the set`);
+    if (leakedThere !== 0 && !failed) throw new Error(`${set.name}: ${leakedThere} bytes of the second core's memory still allocated after the set`);
   }
 }
 
@@ -130,9 +169,13 @@ const LIVE_EXPORT_BYTES = 256e6;
 /**
  * Exports the set (timed), imports every export (timed), checks once, releases
  * everything (untimed). When the import is repeated, one more export is
- * imported first, untimed, as repeat() does for the other steps.
+ * imported first, untimed, as repeat() does for the other steps. With
+ * `foreign`, the second core exports (untimed) and the imports are { from } it.
  */
-function roundtrip(acd: ArrowCDevice, set: BenchSet, t: Timer, mode: ImportMode, validate: ValidationLevel, name: string, check: boolean): void {
+function roundtrip(acd: ArrowCDevice, set: BenchSet, t: Timer, mode: ImportMode, validate: ValidationLevel, name: string, check: boolean,
+  foreign: Foreign | null = null): void {
+  const exporter = foreign === null ? acd : foreign.core;
+  const from = foreign === null ? {} : { from: foreign.from };
   const reps = t.reps(name);
   const warm = reps > 1 ? 1 : 0;
   const exported: ExportedArray[][] = [];
@@ -140,23 +183,25 @@ function roundtrip(acd: ArrowCDevice, set: BenchSet, t: Timer, mode: ImportMode,
   const schemas: ImportedSchema[] = [];
   const importAll = (batches: ExportedArray[]) => {
     if (batches.length === 1) {
-      imported.push(acd.importBatch(batches[0].schema, batches[0].array, { mode, validate }));
+      imported.push(acd.importBatch(batches[0].schema, batches[0].array, { mode, validate, ...from }));
       return;
     }
     // Several batches of one schema: the schema is imported once, as a stream's consumer would.
-    const schema = acd.importSchema(batches[0].schema);
+    const schema = acd.importSchema(batches[0].schema, from);
     schemas.push(schema);
-    for (const e of batches) imported.push(acd.importBatch(schema, e.array, { mode, validate }));
+    for (const e of batches) imported.push(acd.importBatch(schema, e.array, { mode, validate, ...from }));
+  };
+  const exportAll = () => {
+    for (let r = 0; r < reps + warm; r++) exported.push(set.batches.map((b) => exporter.exportBatch(b)));
   };
   try {
-    t.run('acd.export', () => {
-      for (let r = 0; r < reps + warm; r++) exported.push(set.batches.map((b) => acd.exportBatch(b)));
-    }, reps + warm);
+    if (foreign === null) t.run('acd.export', exportAll, reps + warm);
+    else exportAll();
     if (warm) importAll(exported[0]);
     t.run(name, () => {
       for (let r = warm; r < exported.length; r++) importAll(exported[r]);
     }, reps);
-    if (check) checkSame(set, imported.slice(0, set.batches.length).map((i) => i.value), `this library (${mode}, validate ${validate})`);
+    if (check) checkSame(set, imported.slice(0, set.batches.length).map((i) => i.value), `this library (${mode}, validate ${validate}${foreign === null ? '' : ', { from } another module'})`);
   } finally {
     imported.forEach((i) => i.release());
     schemas.forEach((s) => s.release());
