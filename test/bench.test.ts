@@ -57,6 +57,9 @@ describe('bench', () => {
         const t = s.figures[f.key];
         expect({ set, figure: f.key, ok: t !== undefined && [t.median, t.min, t.max, t.samples, t.reps].every(positive) })
           .toEqual({ set, figure: f.key, ok: true });
+        // Every sample is in the report: the median is theirs.
+        const sorted = [...t.times].sort((a: number, b: number) => a - b);
+        expect({ set, figure: f.key, n: t.times.length, min: sorted[0], max: sorted.at(-1) }).toEqual({ set, figure: f.key, n: t.samples, min: t.min, max: t.max });
       }
       for (const [key, value] of Object.entries(s.derived)) {
         expect({ set, key, ok: positive(value) || (key.includes('Overhead') && Number.isFinite(value)) }).toEqual({ set, key, ok: true });

@@ -11,6 +11,8 @@ export interface Timing {
   min: number;
   max: number;
   samples: number;
+  /** Every sample, in the order measured (ms per repetition): the spread behind the median. */
+  times: number[];
   /** Repetitions of the step in each sample. */
   reps: number;
 }
@@ -104,7 +106,7 @@ export function summarize(list: number[]): Omit<Timing, 'reps'> {
   const sorted = [...list].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   const median = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return { median, min: sorted[0], max: sorted[sorted.length - 1], samples: sorted.length };
+  return { median, min: sorted[0], max: sorted[sorted.length - 1], samples: sorted.length, times: list };
 }
 
 export function gcExposed(): boolean {
