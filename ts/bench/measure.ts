@@ -7,6 +7,7 @@ import * as arrow from 'apache-arrow';
 import type { ArrowCDevice, ExportedArray, ExportedStream, ForeignModule, Imported, ImportedSchema, ImportMode, StreamReader, ValidationLevel } from '../index.js';
 import type { BenchSet } from './data.js';
 import { FIGURES, measuredOn } from './figures.js';
+import { seeded } from './random.js';
 import { iterate, type Iterations, type Timer, type Timing } from './timing.js';
 
 /** The part of arrow-js-ffi the benchmark uses. */
@@ -69,20 +70,25 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
     const view = () => acd.memory.buffer as ArrayBuffer;
     let ipc: Uint8Array = new Uint8Array(0);
     let ipcAt = 0;
-    // Groups of steps; each iteration starts at the next group, so that no step
-    // always follows the one whose garbage the collector is busy with.
+    // Groups of steps, run in a new (seeded) order in each iteration after the first: the
+    // collections that big allocations force (V8's external memory pressure)
+    // land on whichever step crosses the threshold, and in a fixed cycle of
+    // allocations that is the same step every time.
     const groups: ((t: Timer, check: boolean) => void)[] = [
       (t) => {
         // The memcpy floors: all buffer bytes into wasm memory, and out into a new ArrayBuffer.
         const at = scratch.get('memcpy', all.length);
         t.repeat('floor.memcpyIn', () => acd.core.bytes.set(all, at));
         t.repeat('floor.memcpyOut', () => view().slice(at, at + all.length));
-        if (foreign === null) return;
-        // The same slice out of the other module's memory: the floor of a copy { from } it.
-        const there = foreignScratch!.get('memcpy', all.length);
-        foreign.core.core.bytes.set(all, there);
-        t.repeat('floor.foreignMemcpyOut', () => (foreign.core.memory.buffer as ArrayBuffer).slice(there, there + all.length));
       },
+      ...(foreign === null ? [] : [
+        (t: Timer) => {
+          // The same slice out of the other module's memory: the floor of a copy { from } it.
+          const there = foreignScratch!.get('memcpy', all.length);
+          foreign.core.core.bytes.set(all, there);
+          t.repeat('floor.foreignMemcpyOut', () => (foreign.core.memory.buffer as ArrayBuffer).slice(there, there + all.length));
+        },
+      ]),
       (t) => {
         // IPC: serialize, copy the bytes into wasm memory...
         ipc = t.repeat('ipc.write', () => arrow.tableToIPC(set.table, 'stream'));
@@ -132,8 +138,12 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
     // Every step gets at most as many repetitions as this library's imports can
     // (each needs its own export), so that all are measured equally hot or cold.
     const reps = Math.min(it.maxReps, Math.max(1, Math.floor(LIVE_EXPORT_BYTES / set.bytes) - 1));
+    const next = seeded(ORDER_SEED);
     const figures = iterate({ ...it, maxReps: reps }, (t, i) => {
-      for (let g = 0; g < groups.length; g++) groups[(g + i) % groups.length](t, i === 0);
+      // The first iteration (warm-up, which checks every reader) in the written order:
+      // a group reading another's latest result (IPC read, its bytes) then finds one.
+      const order = i === 0 ? groups.map((_, g) => g) : shuffled(groups.length, next);
+      for (const g of order) groups[g](t, i === 0);
       o.onIteration?.(i + 1, it.warmup + it.samples);
     });
     failed = false;
@@ -148,6 +158,18 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
     if (leaked !== 0 && !failed) throw new Error(`${set.name}: ${leaked} bytes of wasm memory still allocated after the set`);
     if (leakedThere !== 0 && !failed) throw new Error(`${set.name}: ${leakedThere} bytes of the second core's memory still allocated after the set`);
   }
+}
+
+const ORDER_SEED = 0x0de5;
+
+/** 0 … n − 1 in a random order (Fisher–Yates). */
+function shuffled(n: number, next: () => number): number[] {
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = next() % (i + 1);
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
 }
 
 /** Why arrow-js-ffi cannot read the set (parseTable threw, or read other values), or null: tried untimed, view and copy. */
