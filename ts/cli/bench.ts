@@ -21,7 +21,7 @@ export const BENCH: CommandSpec = {
       'note. Run it with node --expose-gc for a garbage collection between sets (npm run bench does).',
   ],
   options: [
-    { name: 'quick', help: 'smaller byte-heavy sets and fewer samples (well under a minute)' },
+    { name: 'quick', help: 'smaller byte-heavy sets and fewer samples (under a minute)' },
     { name: 'scale', value: 'N', expected: 'a number in (0, 1]', default: '1', help: 'multiply the row, column and batch counts by N (0 < N <= 1)' },
     { name: 'out', value: 'FILE', help: 'write the report to FILE as JSON, as --json FILE does' },
     {
