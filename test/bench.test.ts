@@ -9,6 +9,7 @@ import { PROGRAMS } from '../ts/bench/bundles.js';
 import { FIGURES, PENDING, TARGET_SETS, measuredOn } from '../ts/bench/figures.js';
 import { foreignOf, measureSet, type Ffi } from '../ts/bench/measure.js';
 import { WITHOUT_ENV } from '../ts/bench/optional.js';
+import { iterate } from '../ts/bench/timing.js';
 import { TARGETS, derive, resultTable, type Report, type SetReport } from '../ts/bench/report.js';
 import { load, type ArrowCDevice } from '../ts/index.js';
 import { main } from '../ts/cli/cli.js';
@@ -199,6 +200,20 @@ describe('bench', () => {
       }
     }
   }, 60_000);
+
+  test('steps compared with each other (sameReps) are repeated alike: the fewest times any of them was calibrated to', () => {
+    const busy = (ms: number) => { const end = performance.now() + ms; while (performance.now() < end); };
+    const it = { warmup: 3, samples: 3, minSampleMs: 2, maxReps: 100, sameReps: [['fast', 'slow']] };
+    const figures = iterate(it, (t) => {
+      t.repeat('fast', () => busy(0.01));
+      t.repeat('slow', () => busy(1));
+      t.repeat('alone', () => busy(0.01));
+    });
+    const reps = (name: string) => figures.get(name)!.reps;
+    expect(reps('slow')).toBeLessThanOrEqual(2);
+    expect(reps('fast')).toBe(reps('slow'));
+    expect(reps('alone')).toBeGreaterThan(10);
+  });
 
   test('--help prints the usage and exits 0', async () => {
     const { code, out } = await run('--help');
