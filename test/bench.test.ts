@@ -6,11 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QUICK_SIZES, makeSets, scaleSizes, type SetName } from '../ts/bench/data.js';
 import { PROGRAMS } from '../ts/bench/bundles.js';
-import { FIGURES, PENDING, measuredOn } from '../ts/bench/figures.js';
-import { measureSet, type Ffi } from '../ts/bench/measure.js';
+import { FIGURES, PENDING, TARGET_SETS, measuredOn } from '../ts/bench/figures.js';
+import { foreignOf, measureSet, type Ffi } from '../ts/bench/measure.js';
 import { WITHOUT_ENV } from '../ts/bench/optional.js';
-import { derive, resultTable, type Report, type SetReport } from '../ts/bench/report.js';
-import { load } from '../ts/index.js';
+import { iterate } from '../ts/bench/timing.js';
+import { TARGETS, derive, resultTable, type Report, type SetReport } from '../ts/bench/report.js';
+import { load, type ArrowCDevice } from '../ts/index.js';
 import { main } from '../ts/cli/cli.js';
 
 const scratch: string[] = [];
@@ -34,10 +35,12 @@ const SETS: SetName[] = ['mixed', 'narrow', 'wide', 'batches', 'nested', 'stream
 const positive = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
 
 describe('bench', () => {
-  test('--quick --scale 0.01 --out FILE writes every figure, finite and positive', async () => {
+  test('--quick --scale 0.01 --json FILE writes every figure, finite and positive, and every target\'s verdict; the tables go to stdout', async () => {
     const file = outFile();
-    const { code, out, err } = await run('--quick', '--scale', '0.01', '--out', file);
+    const { code, out, err } = await run('--quick', '--scale', '0.01', '--json', file);
     expect(code).toBe(0);
+    expect(out).toMatch(/^arrow-c-device bench: /);
+    expect(out.endsWith(`\nwrote ${file}`)).toBe(true);
     // No progress: stderr is not a terminal and --progress was not given.
     expect(err).toEqual([]);
     const r = JSON.parse(readFileSync(file, 'utf8'));
@@ -55,6 +58,9 @@ describe('bench', () => {
         const t = s.figures[f.key];
         expect({ set, figure: f.key, ok: t !== undefined && [t.median, t.min, t.max, t.samples, t.reps].every(positive) })
           .toEqual({ set, figure: f.key, ok: true });
+        // Every sample is in the report: the median is theirs.
+        const sorted = [...t.times].sort((a: number, b: number) => a - b);
+        expect({ set, figure: f.key, n: t.times.length, min: sorted[0], max: sorted.at(-1) }).toEqual({ set, figure: f.key, n: t.samples, min: t.min, max: t.max });
       }
       for (const [key, value] of Object.entries(s.derived)) {
         expect({ set, key, ok: positive(value) || (key.includes('Overhead') && Number.isFinite(value)) }).toEqual({ set, key, ok: true });
@@ -83,11 +89,33 @@ describe('bench', () => {
     expect(overhead).toMatchObject({ set: 'batches', unit: 'µs', op: '<=', limit: 10 });
     expect(overhead.value).toBe(r.sets.batches.derived.streamOverheadMicrosPerBatch);
 
-    // Every target has a finite measured value and a verdict; none is asserted.
-    expect(r.targets.length).toBeGreaterThanOrEqual(20);
-    for (const t of r.targets) {
-      expect({ id: t.id, set: t.set, ok: Number.isFinite(t.value) && typeof t.met === 'boolean' }).toEqual({ id: t.id, set: t.set, ok: true });
+    // Issue 14's targets on its four sets, each once, with the measured value of its derived
+    // figure and the verdict of comparing it with the limit (none is asserted to be met).
+    const wanted = TARGETS.flatMap((spec) => Object.entries(spec.limits).map(([set, limit]) => ({ spec, set, limit })));
+    expect(r.targets.map((t: { id: string; set: string }) => `${t.id} ${t.set}`)).toEqual(wanted.map((w) => `${w.spec.id} ${w.set}`));
+    r.targets.forEach((t: { value: number; met: boolean }, i: number) => {
+      const { spec, set, limit } = wanted[i]!;
+      const value = r.sets[set].derived[spec.key];
+      expect(t).toEqual({ id: spec.id, set, what: spec.what, value, unit: spec.unit, op: spec.op, limit, met: spec.op === '<=' ? value <= limit : value >= limit, issue: spec.issue });
+      expect(Number.isFinite(t.value)).toBe(true);
+      const what = spec.issue === 14 ? spec.what : `${spec.what} (issue ${spec.issue}'s; not an issue-14 target)`;
+      expect(out).toContain(`| ${what} | ${set} | `);
+    });
+    for (const set of TARGET_SETS) {
+      for (const id of ['ffi-view-over-import-view', 'import-view-over-floor-data', 'ffi-copy-over-import-copy', 'export-share-of-memcpy', 'ipc-over-export',
+        'foreign-view-over-import-view', 'foreign-copy-over-memcpy-out']) {
+        expect(r.targets.filter((t: { id: string; set: string }) => t.id === id && t.set === set)).toHaveLength(1);
+      }
     }
+    expect(r.targets.filter((t: { set: string }) => t.set === 'wide').map((t: { id: string }) => t.id))
+      .toEqual(expect.arrayContaining(['import-view-per-node', 'export-per-node']));
+    // The imports { from } a second core: on the four sets of the targets, against this core's own import and the floor out of its memory.
+    for (const set of TARGET_SETS) {
+      const d = r.sets[set].derived;
+      expect({ set, ok: [d.foreignViewOverImportView, d.foreignCopyOverImportCopy, d.foreignCopyOverForeignMemcpyOut].every(positive) }).toEqual({ set, ok: true });
+      expect(d.foreignCopyOverForeignMemcpyOut).toBeCloseTo(r.sets[set].figures['foreign.importCopy'].median / r.sets[set].figures['floor.foreignMemcpyOut'].median, 10);
+    }
+    for (const set of ['nested', 'stream']) expect(Object.keys(r.sets[set].figures).filter((k) => k.startsWith('foreign.'))).toEqual([]);
     expect(r.pending).toEqual(PENDING);
 
     // The size of the built core and glue, raw and gzipped.
@@ -137,7 +165,7 @@ describe('bench', () => {
     }
     // The other targets are all there; arrow-js-ffi's are not.
     expect(r.targets.map((t: { id: string }) => t.id).filter((id: string) => id.includes('ffi'))).toEqual([]);
-    expect(r.targets.length).toBeGreaterThanOrEqual(13);
+    expect(r.targets.length).toBe(TARGETS.filter((t) => !t.id.includes('ffi')).reduce((n, t) => n + Object.keys(t.limits).length, 0));
     // --progress: the sets and iterations on stderr, then the last line.
     expect(err[0]).toMatch(/^bench: set 1\/6 \(batches: .*\), iteration 1\/13, \d+ s$/);
     expect(err[err.length - 1]).toMatch(/^bench: 6 sets measured in [\d.]+ s$/);
@@ -173,23 +201,75 @@ describe('bench', () => {
     }
   }, 60_000);
 
+  test('steps compared with each other (sameReps) are repeated alike: the fewest times any of them was calibrated to', () => {
+    const busy = (ms: number) => { const end = performance.now() + ms; while (performance.now() < end); };
+    const it = { warmup: 3, samples: 3, minSampleMs: 2, maxReps: 100, sameReps: [['fast', 'slow']] };
+    const figures = iterate(it, (t) => {
+      t.repeat('fast', () => busy(0.01));
+      t.repeat('slow', () => busy(1));
+      t.repeat('alone', () => busy(0.01));
+    });
+    const reps = (name: string) => figures.get(name)!.reps;
+    expect(reps('slow')).toBeLessThanOrEqual(2);
+    expect(reps('fast')).toBe(reps('slow'));
+    expect(reps('alone')).toBeGreaterThan(10);
+  });
+
   test('--help prints the usage and exits 0', async () => {
     const { code, out } = await run('--help');
     expect(code).toBe(0);
     expect(out).toMatch(/^usage:\n  arrow-c-device bench \[--quick\]/);
+    expect(out).toContain('[--json [FILE]]');
+    expect(out).toMatch(/\n  --json \[FILE\] +with FILE: write the report/);
   });
+
+  test('--json alone: the report as one JSON object on stdout, no tables; --out FILE writes the same report', async () => {
+    const file = outFile();
+    const { code, out } = await run('--quick', '--scale', '0.01', '--json', '--out', file);
+    expect(code).toBe(0);
+    const printed = JSON.parse(out);
+    const written = JSON.parse(readFileSync(file, 'utf8'));
+    expect(printed.ok).toBe(true);
+    expect(Object.keys(printed).filter((k) => k !== 'ok')).toEqual(Object.keys(written));
+    expect(printed.targets.map((t: { id: string; set: string }) => `${t.id} ${t.set}`)).toEqual(written.targets.map((t: { id: string; set: string }) => `${t.id} ${t.set}`));
+  }, 60_000);
+
+  test('the imports { from } a second core: measured on the sets of the targets only, their output checked, and a leak in that core is an error', async () => {
+    const acd = await load();
+    const other = await load();
+    const sets = makeSets(scaleSizes(QUICK_SIZES, 0.01));
+    const it = { warmup: 1, samples: 1, minSampleMs: 0, maxReps: 1 };
+    const foreign = foreignOf(acd, other);
+    for (const set of sets) {
+      const { figures } = measureSet(acd, null, set, it, { foreign });
+      const keys = [...figures.keys()].filter((k) => k.startsWith('foreign.') || k === 'floor.foreignMemcpyOut').sort();
+      expect({ set: set.name, keys }).toEqual({ set: set.name, keys: TARGET_SETS.includes(set.name) ? ['floor.foreignMemcpyOut', 'foreign.importCopy', 'foreign.importView'] : [] });
+    }
+    expect([acd.bytesAllocated(), other.bytesAllocated(), foreign.from.bytesAllocated()]).toEqual([0, 0, 0]);
+    // The second core keeps 16 bytes of each export: measureSet says so after the set.
+    const leaky = {
+      memory: other.memory, core: other.core, bytesAllocated: () => other.bytesAllocated(),
+      exportBatch: (b: Parameters<ArrowCDevice['exportBatch']>[0]) => { other.core.alloc(16); return other.exportBatch(b); },
+    } as unknown as ArrowCDevice;
+    const narrow = sets.find((s) => s.name === 'narrow')!;
+    expect(() => measureSet(acd, null, narrow, it, { foreign: { core: leaky, from: foreign.from } }))
+      .toThrow(/^narrow: \d+ bytes of the second core's memory still allocated after the set$/);
+    expect(acd.bytesAllocated()).toBe(0);
+  }, 60_000);
 
   test.each([
     [['--frobnicate'], 'bench: unknown option --frobnicate; its options are --quick, --scale, --out, --json, --progress, --no-progress or --help (arrow-c-device bench --help)'],
     [['--out'], '--out: expected a value (FILE), found nothing'],
-    [['--json', 'out.json'], 'bench: unexpected argument out.json (--json prints the report on stdout; --out FILE writes it to FILE)'],
+    [['--json='], '--json: expected a value (FILE), found nothing (or give --json alone)'],
+    [['--json', 'a.json', 'b.json'], 'bench: unexpected argument b.json'],
+    [['--json', '--', 'a.json'], 'bench: unexpected argument a.json'],
     [['--scale', '0'], '--scale: expected a number in (0, 1], found 0'],
     [['--scale', 'lots'], '--scale: expected a number in (0, 1], found lots'],
   ])('bad usage %j: one line on stderr, exit 2', async (argv, message) => {
     const { code, out, err } = await run(...(argv as string[]));
     expect({ code, err }).toEqual({ code: 2, err: [`arrow-c-device: ${message}`] });
     // stdout: nothing, or with --json the error as JSON.
-    if (argv.includes('--json')) expect(JSON.parse(out)).toMatchObject({ ok: false, exitCode: 2, error: { name: 'UsageError', message } });
+    if (argv.some((a) => a === '--json' || a.startsWith('--json='))) expect(JSON.parse(out)).toMatchObject({ ok: false, exitCode: 2, error: { name: 'UsageError', message } });
     else expect(out).toBe('');
   });
 

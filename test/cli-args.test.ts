@@ -84,6 +84,21 @@ describe('what parseArgs reads, and the refusals, each one line', () => {
     expect(parseCommand(spec('bench'), ['--scale', '-1']).values).toEqual({ scale: '-1' });
   });
 
+  test('a value that may be left out (bench --json [FILE]): the next argument unless it is an option or follows --', () => {
+    const bench = spec('bench');
+    expect(parseCommand(bench, ['--quick', '--json', 'out.json']).values).toEqual({ quick: true, json: 'out.json' });
+    expect(parseCommand(bench, ['--json=out.json', '--quick']).values).toEqual({ json: 'out.json', quick: true });
+    expect(parseCommand(bench, ['--json', '--quick']).values).toEqual({ json: true, quick: true });
+    expect(parseCommand(bench, ['--quick', '--json']).values).toEqual({ quick: true, json: true });
+    expect(refused('bench', ['--json', '--', 'out.json'])).toBe('bench: unexpected argument out.json');
+    expect(refused('bench', ['--json='])).toBe('--json: expected a value (FILE), found nothing (or give --json alone)');
+    // Only a command without positional arguments has one (there it cannot take a FILE meant as one).
+    for (const c of COMMANDS) {
+      if (c.options.some((o) => o.optional)) expect({ command: c.name, positionals: c.positionals?.max ?? 0 }).toEqual({ command: c.name, positionals: 0 });
+    }
+    expect(synopsis(bench).join('\n')).toContain('[--json [FILE]]');
+  });
+
   test.each([
     ['roundtrip', ['x', '--frobnicate'], 'roundtrip: unknown option --frobnicate; its options are --via, --mode, --device, --validate, --reader, --json, --progress, --no-progress or --help (arrow-c-device roundtrip --help)'],
     ['integration', ['x', '--mode', 'view'], 'integration: unknown option --mode; its options are --json, --progress, --no-progress or --help (arrow-c-device integration --help)'],

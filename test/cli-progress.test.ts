@@ -85,6 +85,11 @@ describe('Progress', () => {
     p.end('done');
     expect([r.err, r.raw]).toEqual([[], []]);
   });
+
+  test('bench --json FILE on a terminal: the tables go to stdout, so progress shows as without --json', () => {
+    expect(progressMode({ json: 'out.json' }, true)).toEqual({ mode: 'terminal', forced: false });
+    expect(progressMode({ json: true }, true)).toEqual({ mode: 'off', forced: false });
+  });
 });
 
 describe('roundtrip and integration: progress on stderr, stdout unchanged', () => {

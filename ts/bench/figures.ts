@@ -14,6 +14,9 @@ export interface Figure {
   sets?: SetName[];
 }
 
+/** The sets of issue 14's targets: the foreign-module figures are measured on these. */
+export const TARGET_SETS: SetName[] = ['mixed', 'narrow', 'wide', 'batches'];
+
 /** Whether a figure is measured on a set. */
 export const measuredOn = (f: Figure, set: SetName): boolean => f.sets === undefined || f.sets.includes(set);
 
@@ -32,6 +35,11 @@ export const FIGURES: Figure[] = [
   { key: 'acd.importCopy', label: 'this library: import, copy', ref: 'acd.importCopy', moves: true },
   { key: 'floor.memcpyOut', label: 'floor: one slice of all buffer bytes out of wasm', ref: 'acd.importCopy', moves: true },
   { key: 'ffi.copy', label: 'arrow-js-ffi: parseTable, copy', ref: 'acd.importCopy', moves: true },
+  // Imports { from } a second instance of the core, loaded separately: another
+  // wasm module with its own memory and function table, which exported the set.
+  { key: 'foreign.importView', label: 'this library: import, view, { from } another module (a second core)', ref: 'acd.importView', moves: false, sets: TARGET_SETS },
+  { key: 'foreign.importCopy', label: 'this library: import, copy, { from } another module (a second core)', ref: 'acd.importCopy', moves: true, sets: TARGET_SETS },
+  { key: 'floor.foreignMemcpyOut', label: "floor: one slice of all buffer bytes out of the other module's memory", ref: 'foreign.importCopy', moves: true, sets: TARGET_SETS },
   { key: 'acd.roundtripView', label: 'this library: export + import view', ref: 'acd.roundtripView', moves: true },
   { key: 'ipc.total', label: 'IPC: tableToIPC + copy + tableFromIPC', ref: 'acd.roundtripView', moves: true },
   // A stream of a many-batches table, exported lazily (get_next exports the

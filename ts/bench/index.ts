@@ -1,6 +1,6 @@
 // `arrow-c-device bench`: this library against apache-arrow IPC, arrow-js-ffi
 // and the memory-copy floor, on the same seeded data in one run; medians and
-// ratios in one table, the targets of issue 6, and the size of the build.
+// ratios in one table, the targets of issue 14, and the size of the build.
 // arrow-js-ffi is an optional peer dependency: without it, its rows and
 // targets are skipped with a note. The command line is ts/cli/bench.ts.
 
@@ -10,7 +10,7 @@ import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { load } from '../index.js';
 import { FULL_SIZES, QUICK_SIZES, makeSets, scaleSizes, type SetName } from './data.js';
 import { FIGURES, PENDING } from './figures.js';
-import { measureSet, type Ffi } from './measure.js';
+import { foreignOf, measureSet, type Ffi } from './measure.js';
 import { importOptional } from './optional.js';
 import { derive, perBatchOverhead, resultTable, setsTable, sizeTable, targetTable, targets, type Report, type SetReport, type Skipped } from './report.js';
 import { bundleTable, measureBundles } from './bundles.js';
@@ -39,6 +39,8 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks = {}): Promise
   const skipped: Skipped[] = [];
   const ffi = await optionalFfi(skipped);
   const acd = await load();
+  // A second core, loaded separately: the other module of the { from } imports.
+  const foreign = foreignOf(acd, await load());
   const sizes = measureSizes();
   const bundles = measureBundles(dirname(dirname(sizes.files.bundle)));
   const it: Iterations = o.quick ? { warmup: 2, samples: 11, minSampleMs: 2, maxReps: 100 } : { warmup: 3, samples: 21, minSampleMs: 5, maxReps: 100 };
@@ -50,8 +52,11 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks = {}): Promise
   for (const [index, name] of order.entries()) {
     const set = sets.find((s) => s.name === name)!;
     collectGarbage();
-    const { figures, ffiCannotRead } = measureSet(acd, ffi, set, it, (done, total) => {
-      hooks.progress?.(`set ${index + 1}/${order.length} (${name}: ${set.shape}), iteration ${done}/${total}, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    const { figures, ffiCannotRead } = measureSet(acd, ffi, set, it, {
+      foreign,
+      onIteration: (done, total) => {
+        hooks.progress?.(`set ${index + 1}/${order.length} (${name}: ${set.shape}), iteration ${done}/${total}, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      },
     });
     const r: SetReport = {
       shape: set.shape, rows: set.rows, columns: set.columns, batches: set.batches.length, bytes: set.bytes, unit: set.unit,

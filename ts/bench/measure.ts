@@ -4,14 +4,38 @@
 // read the same values, and releases.
 
 import * as arrow from 'apache-arrow';
-import type { ArrowCDevice, ExportedArray, ExportedStream, Imported, ImportedSchema, ImportMode, StreamReader, ValidationLevel } from '../index.js';
+import type { ArrowCDevice, ExportedArray, ExportedStream, ForeignModule, Imported, ImportedSchema, ImportMode, StreamReader, ValidationLevel } from '../index.js';
 import type { BenchSet } from './data.js';
 import { FIGURES, measuredOn } from './figures.js';
+import { seeded } from './random.js';
 import { iterate, type Iterations, type Timer, type Timing } from './timing.js';
 
 /** The part of arrow-js-ffi the benchmark uses. */
 export interface Ffi {
   parseTable(buffer: ArrayBuffer, arrayPtrs: number[], schemaPtr: number, copy?: boolean): arrow.Table;
+}
+
+/**
+ * A second instance of the core, loaded separately (its own memory and
+ * function table), and the same seen from the first as another module: the
+ * producer of the { from } imports.
+ */
+export interface Foreign {
+  core: ArrowCDevice;
+  from: ForeignModule;
+}
+
+/** `other` as a foreign module of `acd`: its memory, its table and its allocator. */
+export function foreignOf(acd: ArrowCDevice, other: ArrowCDevice): Foreign {
+  const from = acd.foreign({ memory: other.memory, table: other.core.table, malloc: (n) => other.core.alloc(n), free: (p) => other.core.free(p) }, 'a second core');
+  return { core: other, from };
+}
+
+/** What else measureSet takes: the second core (its figures are left out without it), and a hook on each iteration. */
+export interface MeasureOptions {
+  foreign?: Foreign | null;
+  /** Follows the iterations (warm-up included). */
+  onIteration?: (done: number, total: number) => void;
 }
 
 /** A set's figures, and why arrow-js-ffi's were not measured on it (it could not read the set). */
@@ -22,14 +46,17 @@ export interface SetMeasure {
 
 /**
  * Measures every figure of one set (arrow-js-ffi's only when it is given and
- * can read the set: tried once, untimed, its output checked); throws if a
- * reader misread it or wasm memory leaked. `onIteration` follows the
- * iterations (warm-up included).
+ * can read the set: tried once, untimed, its output checked; the imports
+ * { from } another module only when the second core is given); throws if a
+ * reader misread it or wasm memory leaked, in either core.
  */
-export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSet, it: Iterations,
-  onIteration?: (done: number, total: number) => void): SetMeasure {
+export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSet, it: Iterations, o: MeasureOptions = {}): SetMeasure {
+  const foreign = o.foreign !== undefined && o.foreign !== null && FIGURES.some((f) => f.key.startsWith('foreign.') && measuredOn(f, set.name))
+    ? o.foreign : null;
   const start = acd.bytesAllocated();
+  const foreignStart = foreign === null ? 0 : foreign.core.bytesAllocated();
   const scratch = new Scratch(acd);
+  const foreignScratch = foreign === null ? null : new Scratch(foreign.core);
   const all = concatBuffers(set);
   const floor = floorBuilders(set);
   // arrow-js-ffi reads structs without taking ownership: one export serves every iteration.
@@ -43,8 +70,10 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
     const view = () => acd.memory.buffer as ArrayBuffer;
     let ipc: Uint8Array = new Uint8Array(0);
     let ipcAt = 0;
-    // Groups of steps; each iteration starts at the next group, so that no step
-    // always follows the one whose garbage the collector is busy with.
+    // Groups of steps, run in a new (seeded) order in each iteration after the first: the
+    // collections that big allocations force (V8's external memory pressure)
+    // land on whichever step crosses the threshold, and in a fixed cycle of
+    // allocations that is the same step every time.
     const groups: ((t: Timer, check: boolean) => void)[] = [
       (t) => {
         // The memcpy floors: all buffer bytes into wasm memory, and out into a new ArrayBuffer.
@@ -52,6 +81,14 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
         t.repeat('floor.memcpyIn', () => acd.core.bytes.set(all, at));
         t.repeat('floor.memcpyOut', () => view().slice(at, at + all.length));
       },
+      ...(foreign === null ? [] : [
+        (t: Timer) => {
+          // The same slice out of the other module's memory: the floor of a copy { from } it.
+          const there = foreignScratch!.get('memcpy', all.length);
+          foreign.core.core.bytes.set(all, there);
+          t.repeat('floor.foreignMemcpyOut', () => (foreign.core.memory.buffer as ArrayBuffer).slice(there, there + all.length));
+        },
+      ]),
       (t) => {
         // IPC: serialize, copy the bytes into wasm memory...
         ipc = t.repeat('ipc.write', () => arrow.tableToIPC(set.table, 'stream'));
@@ -87,6 +124,11 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
       },
       (t, check) => roundtrip(acd, set, t, 'copy', 'default', 'acd.importCopy', check),
       (t, check) => roundtrip(acd, set, t, 'view', 'none', 'acd.importViewUnvalidated', check),
+      // Imports { from } the second core, of fresh exports it made (untimed: not this core's export).
+      ...(foreign === null ? [] : [
+        (t: Timer, check: boolean) => roundtrip(acd, set, t, 'view', 'default', 'foreign.importView', check, foreign),
+        (t: Timer, check: boolean) => roundtrip(acd, set, t, 'copy', 'default', 'foreign.importCopy', check, foreign),
+      ]),
     ];
     // Streams: on the many-batches sets, the table exported as an ArrowArrayStream
     // and drained by importArrayStream in view mode.
@@ -96,19 +138,41 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
     // Every step gets at most as many repetitions as this library's imports can
     // (each needs its own export), so that all are measured equally hot or cold.
     const reps = Math.min(it.maxReps, Math.max(1, Math.floor(LIVE_EXPORT_BYTES / set.bytes) - 1));
-    const figures = iterate({ ...it, maxReps: reps }, (t, i) => {
-      for (let g = 0; g < groups.length; g++) groups[(g + i) % groups.length](t, i === 0);
-      onIteration?.(i + 1, it.warmup + it.samples);
+    const next = seeded(ORDER_SEED);
+    const figures = iterate({ ...it, maxReps: reps, sameReps: [COPIES_OUT] }, (t, i) => {
+      // The first iteration (warm-up, which checks every reader) in the written order:
+      // a group reading another's latest result (IPC read, its bytes) then finds one.
+      const order = i === 0 ? groups.map((_, g) => g) : shuffled(groups.length, next);
+      for (const g of order) groups[g](t, i === 0);
+      o.onIteration?.(i + 1, it.warmup + it.samples);
     });
     failed = false;
     return { figures, ffiCannotRead };
   } finally {
     forFfi.forEach((e) => e.release());
     scratch.release();
+    foreignScratch?.release();
     const leaked = acd.bytesAllocated() - start;
+    const leakedThere = foreign === null ? 0 : foreign.core.bytesAllocated() - foreignStart;
     // Not over an error already on its way: that one says what went wrong first.
     if (leaked !== 0 && !failed) throw new Error(`${set.name}: ${leaked} bytes of wasm memory still allocated after the set`);
+    if (leakedThere !== 0 && !failed) throw new Error(`${set.name}: ${leakedThere} bytes of the second core's memory still allocated after the set`);
   }
+}
+
+const ORDER_SEED = 0x0de5;
+
+/** The steps that copy every buffer byte out of wasm memory into new ArrayBuffers: compared, so repeated alike. */
+const COPIES_OUT = ['floor.memcpyOut', 'floor.foreignMemcpyOut', 'acd.importCopy', 'foreign.importCopy', 'ffi.copy'];
+
+/** 0 … n − 1 in a random order (Fisher–Yates). */
+function shuffled(n: number, next: () => number): number[] {
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = next() % (i + 1);
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
 }
 
 /** Why arrow-js-ffi cannot read the set (parseTable threw, or read other values), or null: tried untimed, view and copy. */
@@ -130,9 +194,13 @@ const LIVE_EXPORT_BYTES = 256e6;
 /**
  * Exports the set (timed), imports every export (timed), checks once, releases
  * everything (untimed). When the import is repeated, one more export is
- * imported first, untimed, as repeat() does for the other steps.
+ * imported first, untimed, as repeat() does for the other steps. With
+ * `foreign`, the second core exports (untimed) and the imports are { from } it.
  */
-function roundtrip(acd: ArrowCDevice, set: BenchSet, t: Timer, mode: ImportMode, validate: ValidationLevel, name: string, check: boolean): void {
+function roundtrip(acd: ArrowCDevice, set: BenchSet, t: Timer, mode: ImportMode, validate: ValidationLevel, name: string, check: boolean,
+  foreign: Foreign | null = null): void {
+  const exporter = foreign === null ? acd : foreign.core;
+  const from = foreign === null ? {} : { from: foreign.from };
   const reps = t.reps(name);
   const warm = reps > 1 ? 1 : 0;
   const exported: ExportedArray[][] = [];
@@ -140,23 +208,25 @@ function roundtrip(acd: ArrowCDevice, set: BenchSet, t: Timer, mode: ImportMode,
   const schemas: ImportedSchema[] = [];
   const importAll = (batches: ExportedArray[]) => {
     if (batches.length === 1) {
-      imported.push(acd.importBatch(batches[0].schema, batches[0].array, { mode, validate }));
+      imported.push(acd.importBatch(batches[0].schema, batches[0].array, { mode, validate, ...from }));
       return;
     }
     // Several batches of one schema: the schema is imported once, as a stream's consumer would.
-    const schema = acd.importSchema(batches[0].schema);
+    const schema = acd.importSchema(batches[0].schema, from);
     schemas.push(schema);
-    for (const e of batches) imported.push(acd.importBatch(schema, e.array, { mode, validate }));
+    for (const e of batches) imported.push(acd.importBatch(schema, e.array, { mode, validate, ...from }));
+  };
+  const exportAll = () => {
+    for (let r = 0; r < reps + warm; r++) exported.push(set.batches.map((b) => exporter.exportBatch(b)));
   };
   try {
-    t.run('acd.export', () => {
-      for (let r = 0; r < reps + warm; r++) exported.push(set.batches.map((b) => acd.exportBatch(b)));
-    }, reps + warm);
+    if (foreign === null) t.run('acd.export', exportAll, reps + warm);
+    else exportAll();
     if (warm) importAll(exported[0]);
     t.run(name, () => {
       for (let r = warm; r < exported.length; r++) importAll(exported[r]);
     }, reps);
-    if (check) checkSame(set, imported.slice(0, set.batches.length).map((i) => i.value), `this library (${mode}, validate ${validate})`);
+    if (check) checkSame(set, imported.slice(0, set.batches.length).map((i) => i.value), `this library (${mode}, validate ${validate}${foreign === null ? '' : ', { from } another module'})`);
   } finally {
     imported.forEach((i) => i.release());
     schemas.forEach((s) => s.release());

@@ -11,6 +11,8 @@ export interface Timing {
   min: number;
   max: number;
   samples: number;
+  /** Every sample, in the order measured (ms per repetition): the spread behind the median. */
+  times: number[];
   /** Repetitions of the step in each sample. */
   reps: number;
 }
@@ -23,6 +25,12 @@ export interface Iterations {
   minSampleMs: number;
   /** ...but at most this many times. */
   maxReps: number;
+  /**
+   * Steps compared with each other that get the same repetitions (the fewest
+   * any of them was given): a sample of more repetitions allocates more, is
+   * more often the one a forced collection lands in, and its median is higher.
+   */
+  sameReps?: string[][];
 }
 
 /** Times the steps of one iteration; each name gets one sample per iteration. */
@@ -93,6 +101,11 @@ export function iterate(it: Iterations, body: (timer: Timer, iteration: number) 
   for (let i = 0; i < it.warmup + it.samples; i++) {
     if (i === it.warmup) {
       for (const [name, ms] of fastest) reps.set(name, Math.max(1, Math.min(it.maxReps, Math.ceil(it.minSampleMs / Math.max(ms, 1e-6)))));
+      for (const names of it.sameReps ?? []) {
+        const present = names.filter((n) => reps.has(n));
+        const fewest = Math.min(...present.map((n) => reps.get(n)!));
+        for (const n of present) reps.set(n, fewest);
+      }
     }
     recording = i >= it.warmup;
     body(timer, i);
@@ -104,7 +117,7 @@ export function summarize(list: number[]): Omit<Timing, 'reps'> {
   const sorted = [...list].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   const median = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return { median, min: sorted[0], max: sorted[sorted.length - 1], samples: sorted.length };
+  return { median, min: sorted[0], max: sorted[sorted.length - 1], samples: sorted.length, times: list };
 }
 
 export function gcExposed(): boolean {

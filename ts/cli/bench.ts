@@ -15,18 +15,25 @@ export const BENCH: CommandSpec = {
   description: [
     'Measures export and import (copy and view) against apache-arrow IPC, arrow-js-ffi and the memory-copy and ' +
       'object-building floors, on seeded data (mixed, narrow, wide, many small batches, nested types, a stream of ' +
-      '100-row batches) in one run; prints medians and ratios, the targets, and the size of the built wasm core and glue.',
+      '100-row batches) in one run, and imports { from } another wasm module (a second instance of the core, with its own ' +
+      'memory); prints medians and ratios, the verdict of each target, and the size of the built wasm core and glue.',
     'arrow-js-ffi is an optional peer dependency: when it cannot be imported, its rows and targets are skipped with a ' +
       'note. Run it with node --expose-gc for a garbage collection between sets (npm run bench does).',
   ],
   options: [
-    { name: 'quick', help: 'smaller byte-heavy sets and fewer samples (well under a minute)' },
+    { name: 'quick', help: 'smaller byte-heavy sets and fewer samples (under a minute)' },
     { name: 'scale', value: 'N', expected: 'a number in (0, 1]', default: '1', help: 'multiply the row, column and batch counts by N (0 < N <= 1)' },
-    { name: 'out', value: 'FILE', help: 'also write the report (every figure) to FILE as JSON' },
-    { ...JSON_OUTPUT, help: 'print the report as one JSON object on stdout ({"ok":true,...} in place of the tables), or on failure {"ok":false,"exitCode":N,"error":{...}}' },
+    { name: 'out', value: 'FILE', help: 'write the report to FILE as JSON, as --json FILE does' },
+    {
+      ...JSON_OUTPUT, value: 'FILE', optional: true,
+      help: 'with FILE: write the report (every figure, ratio and target verdict) to FILE as JSON, and print the tables. ' +
+        'Alone: print the report as one JSON object on stdout ({"ok":true,...} in place of the tables). ' +
+        'On failure, either way, also {"ok":false,"exitCode":N,"error":{...}} on stdout',
+    },
     ...PROGRESS, HELP,
   ],
-  examples: ['arrow-c-device bench --quick', 'node --expose-gc node_modules/.bin/arrow-c-device bench --out bench.json', 'arrow-c-device bench --quick --scale 0.01 --json'],
+  examples: ['arrow-c-device bench --quick', 'arrow-c-device bench --quick --json out.json', 'node --expose-gc node_modules/.bin/arrow-c-device bench --json bench.json',
+    'arrow-c-device bench --quick --scale 0.01 --json'],
   exitCodes: [[0, 'measured (a target missed is not a failure)'], [1, 'a reader read other values than the data, or wasm memory leaked'], [2, 'bad usage, or a FILE that cannot be written']],
 };
 
@@ -39,18 +46,9 @@ function scaleOf(value: string | boolean | undefined): number {
 
 /** Runs `bench`; returns the exit code (0 measured; a failed check throws CheckFailed, exit 1). */
 export async function benchCommand(argv: readonly string[], io: Io): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseCommand(BENCH, argv);
-  } catch (e) {
-    // --json took a FILE before this version: say where that went.
-    const at = argv.indexOf('--json');
-    if (e instanceof UsageError && at >= 0 && argv[at + 1] !== undefined && !argv[at + 1]!.startsWith('-')) {
-      throw new UsageError(`${e.message} (--json prints the report on stdout; --out FILE writes it to FILE)`);
-    }
-    throw e;
-  }
-  const { values } = parsed;
+  const { values } = parseCommand(BENCH, argv);
+  // --json FILE and --out FILE write the same report (both, when both are given).
+  const files = [...new Set([values.json, values.out].filter((v): v is string => typeof v === 'string'))];
   const options = { quick: values.quick === true, scale: scaleOf(values.scale) };
   const progress = Progress.of(io, 'bench', values);
   let report: Report;
@@ -62,17 +60,17 @@ export async function benchCommand(argv: readonly string[], io: Io): Promise<num
     throw new CheckFailed(`bench: ${(e as Error).message}`, { cause: e });
   }
   progress.end(`${Object.keys(report.sets).length} sets measured`);
-  if (typeof values.out === 'string') {
+  for (const file of files) {
     try {
-      writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`);
+      writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     } catch (e) {
-      throw new UsageError(`cannot write ${values.out}: ${(e as Error).message}`, { cause: e });
+      throw new UsageError(`cannot write ${file}: ${(e as Error).message}`, { cause: e });
     }
   }
   if (values.json === true) io.out(JSON.stringify({ ok: true, ...report }));
   else {
     for (const l of reportLines(report)) io.out(l);
-    if (typeof values.out === 'string') io.out(`\nwrote ${values.out}`);
+    for (const file of files) io.out(`\nwrote ${file}`);
   }
   return 0;
 }

@@ -12,6 +12,12 @@ export interface OptionSpec {
   short?: string;
   /** For an option with a value: the value's name in the help (FILE, N, TYPE[:ID]); a flag has none. */
   value?: string;
+  /**
+   * The value may be left out (`--json`, or `--json FILE`): the next argument
+   * is its value unless it is an option or follows `--`. Only for a command
+   * without positional arguments, where it cannot take one of those.
+   */
+  optional?: boolean;
   /** The values allowed (checked here); the help shows them as the value's name. */
   choices?: readonly string[];
   /** What a refused or missing value is told to be: "--port: expected <this>, found x". */
@@ -68,7 +74,8 @@ export function asksForJson(argv: readonly string[]): boolean {
 
 /** parseArgs' tokens of argv by the command's table, not strict: the checks are parseCommand's. */
 function tokensOf(spec: CommandSpec, argv: readonly string[]) {
-  const config = Object.fromEntries(spec.options.map((o) => [o.name, { type: o.value === undefined ? 'boolean' : 'string', ...(o.short ? { short: o.short } : {}) }] as const));
+  // An optional value is read by parseCommand: parseArgs would take the next argument whatever it is.
+  const config = Object.fromEntries(spec.options.map((o) => [o.name, { type: o.value === undefined || o.optional ? 'boolean' : 'string', ...(o.short ? { short: o.short } : {}) }] as const));
   return parseArgs({ args: [...argv], options: config, strict: false, allowPositionals: true, tokens: true }).tokens;
 }
 
@@ -89,7 +96,8 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Parsed
   const tokens = tokensOf(spec, argv);
   const values: Values = {};
   const positionals: string[] = [];
-  for (const t of tokens) {
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
     if (t.kind === 'positional') positionals.push(t.value);
     if (t.kind !== 'option') continue;
     const o = byName.get(t.name);
@@ -97,6 +105,14 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Parsed
       throw new UsageError(`${spec.name}: unknown option ${t.rawName}; ` +
         `${spec.options.length === 1 ? `its only option is ${dashes(spec.options[0]!)}` : `its options are ${or(spec.options.map(dashes))}`} ` +
         `(arrow-c-device ${spec.name} --help)`);
+    }
+    if (o.optional && t.value === undefined) {
+      const next = tokens[i + 1];
+      if (next?.kind === 'positional') {
+        values[o.name] = next.value;
+        i++;
+      } else values[o.name] = true;
+      continue;
     }
     if (o.value === undefined) {
       if (t.value !== undefined) throw new UsageError(`${dashes(o)} takes no value, found ${t.rawName}=${t.value}`);
@@ -109,6 +125,7 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Parsed
     if (!t.inlineValue && t.value.startsWith('-') && t.value !== '-' && !/^-\d/.test(t.value)) {
       throw new UsageError(`${dashes(o)}: expected ${expected}, found the option ${t.value} (write ${dashes(o)}=${t.value} for a value that starts with -)`);
     }
+    if (o.optional && t.value === '') throw new UsageError(`${dashes(o)}: expected ${expected}, found nothing (or give ${dashes(o)} alone)`);
     if (o.choices !== undefined && !o.choices.includes(t.value)) throw new UsageError(`${dashes(o)}: expected ${expected}, found ${t.value === '' ? 'nothing' : t.value}`);
     values[o.name] = t.value;
   }
@@ -139,14 +156,16 @@ export function wrap(text: string, indent: string, width = WIDTH): string[] {
 }
 
 const valueOf = (o: OptionSpec) => (o.choices ? o.choices.join('|') : o.value);
-const optionLabel = (o: OptionSpec) => `${o.short ? `-${o.short}, ` : ''}--${o.name}${o.value === undefined ? '' : ` ${valueOf(o)}`}`;
+/** ` FILE`, ` [FILE]` for a value that may be left out, or nothing for a flag. */
+const valueLabel = (o: OptionSpec) => (o.value === undefined ? '' : o.optional ? ` [${valueOf(o)}]` : ` ${valueOf(o)}`);
+const optionLabel = (o: OptionSpec) => `${o.short ? `-${o.short}, ` : ''}--${o.name}${valueLabel(o)}`;
 
 /** The synopsis: `arrow-c-device NAME ARGS [--a A] [--b]`, wrapped under the command name. */
 export function synopsis(spec: CommandSpec, prefix = '  '): string[] {
   const head = `arrow-c-device ${spec.name}${spec.args ? ` ${spec.args}` : ''}`;
   // Options the positional part names already (inspect's --sample) are not repeated.
   const parts = spec.options.filter((o) => o.name !== 'help' && !(spec.args ?? '').includes(dashes(o))).map((o) => {
-    const text = `--${o.name}${o.value === undefined ? '' : ` ${valueOf(o)}`}`;
+    const text = `--${o.name}${valueLabel(o)}`;
     return o.required ? text : `[${text}]`;
   });
   const lines: string[] = [];
