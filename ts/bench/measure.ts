@@ -132,7 +132,7 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
     // (each needs its own export), so that all are measured equally hot or cold.
     const reps = Math.min(it.maxReps, Math.max(1, Math.floor(LIVE_EXPORT_BYTES / set.bytes) - 1));
     const next = seeded(ORDER_SEED);
-    const figures = iterate({ ...it, maxReps: reps, sameReps: [COPIES_OUT] }, (t, i) => {
+    const figures = iterate({ ...it, maxReps: reps, sameReps: [COPIES_OUT, VIEWS_OF_FRESH_EXPORTS] }, (t, i) => {
       // The first iteration (warm-up, which checks every reader) in the written order:
       // a group reading another's latest result (IPC read, its bytes) then finds one.
       const order = i === 0 ? groups.map((_, g) => g) : shuffled(groups.length, next);
@@ -157,6 +157,11 @@ const ORDER_SEED = 0x0de5;
 
 /** The steps that copy every buffer byte out of wasm memory into new ArrayBuffers: compared, so repeated alike. */
 const COPIES_OUT = ['floor.memcpyOut', 'floor.foreignMemcpyOut', 'acd.importCopy', 'foreign.importCopy', 'ffi.copy'];
+/**
+ * The zero-copy readers of fresh exports, one per repetition: compared, so
+ * repeated alike (more repetitions mean more live exports, colder memory).
+ */
+const VIEWS_OF_FRESH_EXPORTS = ['acd.importView', 'acd.importViewUnvalidated', 'ffi.view', 'foreign.importView'];
 
 /** 0 … n − 1 in a random order (Fisher–Yates). */
 function shuffled(n: number, next: () => number): number[] {
