@@ -1,4 +1,5 @@
-// The wasm exports of the model (embind): producing schemas and arrays, and
+// The wasm exports of the model (embind): producing schemas and arrays (node
+// by node, or whole trees from a flat descriptor), and
 // checking a format string. Failures fill the error lastError() reads
 // (abi/bindings.cpp).
 
@@ -44,6 +45,15 @@ uintptr_t ArrayAllocateBuffer(uintptr_t array, double i, double size) {
   return reinterpret_cast<uintptr_t>(out);
 }
 
+// Both trees of an export in one call, from the flat descriptor at `words`
+// (model.h, AcdFlatInit); schema or array 0 to make only the other.
+int FlatInit(uintptr_t words, double n_words, uintptr_t strings, double n_strings, uintptr_t schema,
+             uintptr_t array) {
+  return AcdFlatInit(AcdPtr<double>(words), static_cast<int64_t>(n_words), AcdPtr<const char>(strings),
+                     static_cast<int64_t>(n_strings), AcdPtr<ArrowSchema>(schema), AcdPtr<ArrowArray>(array),
+                     &acd_last_error);
+}
+
 int FormatCheck(const std::string& format) {
   AcdFormat parsed;
   return AcdFormatParse(format.c_str(), &parsed, &acd_last_error);
@@ -56,5 +66,6 @@ EMSCRIPTEN_BINDINGS(arrow_c_device_model) {
   function("schemaInit", &SchemaInit);
   function("arrayInit", &ArrayInit);
   function("arrayAllocateBuffer", &ArrayAllocateBuffer);
+  function("flatInit", &FlatInit);
   function("formatCheck", &FormatCheck);
 }

@@ -17,6 +17,7 @@ export interface CoreExports {
   arrayInit(array: number, length: number, nullCount: number, offset: number, nBuffers: number,
     nChildren: number, withDictionary: boolean): number;
   arrayAllocateBuffer(array: number, i: number, size: number): number;
+  flatInit(words: number, nWords: number, strings: number, nStrings: number, schema: number, array: number): number;
   deviceArrayInitDevice(deviceArray: number, deviceType: number, deviceId: number): void;
   schemaMove(src: number, dst: number): void;
   arrayMove(src: number, dst: number): void;
@@ -30,7 +31,7 @@ export interface CoreExports {
 }
 
 export const CORE_EXPORTS: readonly (keyof CoreExports)[] = [
-  'lastError', 'bytesAllocated', 'memorySize', 'alloc', 'free', 'schemaInit', 'arrayInit', 'arrayAllocateBuffer',
+  'lastError', 'bytesAllocated', 'memorySize', 'alloc', 'free', 'schemaInit', 'arrayInit', 'arrayAllocateBuffer', 'flatInit',
   'deviceArrayInitDevice', 'schemaMove', 'arrayMove', 'deviceArrayMove', 'schemaRelease', 'arrayRelease',
   'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap', 'lastErrorPath',
 ];

@@ -233,6 +233,16 @@ export class Core {
     return ptr;
   }
 
+  /**
+   * Makes the ArrowSchema tree at schema and the ArrowArray tree at array
+   * (either 0: not made) from the flat descriptor at words (csrc/model/model.h,
+   * AcdFlatInit; ts/model/flat.ts writes it). Each buffer size word becomes
+   * the buffer's address. On failure nothing stays allocated.
+   */
+  flatInit(words: number, nWords: number, strings: number, nStrings: number, schema: number, array: number): void {
+    this.check(this.m.flatInit(words, nWords, strings, nStrings, schema, array));
+  }
+
   deviceArrayInitDevice(deviceArray: number, deviceType: number, deviceId: number): void {
     this.m.deviceArrayInitDevice(deviceArray, deviceType, deviceId);
   }

@@ -39,7 +39,7 @@ export function batchField(batch: arrow.RecordBatch): Field {
  */
 export function exportData(core: Core, data: arrow.Data, field: Field, struct: 'ArrowArray' | 'ArrowDeviceArray',
   onto?: (schema: number, array: number) => void): ExportedArray {
-  return exportWith(core, field, struct, (ptr) => writeArray(core, ptr, data, field.type), onto);
+  return exportWith(core, field, struct, fromArrowData(data, field.type), onto);
 }
 
 /** Exports a record batch as a struct ArrowArray with its ArrowSchema (`into` another module's memory). */

@@ -9,7 +9,8 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import type { ForeignModule } from '../foreign/module.js';
 import { constants } from '../abi/generated/layout.js';
-import { writeRaw, type RawArray } from '../model/raw.js';
+import { writeFlat } from '../model/flat.js';
+import type { RawArray } from '../model/raw.js';
 import { writeSchema } from '../model/schema.js';
 import type { Field } from '../model/types.js';
 import { ExportedArray, ExportedSchema } from './handles.js';
@@ -28,19 +29,19 @@ export function exportField(core: Core, field: Field): ExportedSchema {
 }
 
 /**
- * Exports field as an ArrowSchema and, with `write`, the array as an
- * ArrowArray or an ArrowDeviceArray on the CPU; `onto` (devices) may then
- * move the device array elsewhere in place, releasing it on failure.
+ * Exports field as an ArrowSchema and raw as an ArrowArray or an
+ * ArrowDeviceArray on the CPU, both trees in one call into the core
+ * (writeFlat); `onto` (devices) may then move the device array elsewhere in
+ * place, releasing it on failure.
  */
 export function exportWith(core: Core, field: Field, struct: 'ArrowArray' | 'ArrowDeviceArray',
-  write: (ptr: number) => void, onto?: (schema: number, array: number) => void): ExportedArray {
+  raw: RawArray, onto?: (schema: number, array: number) => void): ExportedArray {
   const schema = core.alloc(core.structs.size('ArrowSchema'));
   const array = core.alloc(core.structs.size(struct));
   let written = false;
   try {
-    writeSchema(core, schema, field);
+    writeFlat(core, schema, field, struct === 'ArrowDeviceArray' ? array + core.structs.offsetOf('ArrowDeviceArray', 'array') : array, raw);
     written = true;
-    write(struct === 'ArrowDeviceArray' ? array + core.structs.offsetOf('ArrowDeviceArray', 'array') : array);
     if (struct === 'ArrowDeviceArray') {
       core.deviceArrayInitDevice(array, constants.ARROW_DEVICE_CPU, -1);
       onto?.(schema, array);
@@ -60,7 +61,7 @@ export function exportWith(core: Core, field: Field, struct: 'ArrowArray' | 'Arr
  */
 export function exportRaw(core: Core, field: Field, raw: RawArray, into?: ForeignModule): ExportedArray {
   if (into !== undefined) return exportInto(into, field, raw, 'ArrowArray');
-  return exportWith(core, field, 'ArrowArray', (ptr) => writeRaw(core, ptr, raw));
+  return exportWith(core, field, 'ArrowArray', raw);
 }
 
 /** Exports a field as an ArrowSchema in another module's memory. */

@@ -1,0 +1,241 @@
+// Writing a field's ArrowSchema tree and a raw array's ArrowArray tree into
+// the core's memory in one wasm call: the trees are described in a flat
+// descriptor (numbers and string bytes, layout in csrc/model/model.h,
+// AcdFlatInit), the C core makes every node and allocates every buffer, and
+// the buffers are then copied in with one `set` each. Per node this costs a
+// few array writes instead of a wasm call per node and per buffer.
+
+import type { Core } from '../abi/core.js';
+import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
+import { flagsOf, formatOf } from './format.js';
+import { encodeMetadata } from './metadata.js';
+import { childFields, type Field } from './types.js';
+
+/**
+ * What is written of an array node: a raw array (model/raw.ts) has these
+ * fields (declared here so that raw.ts, which writes through this file, is not
+ * imported by it).
+ */
+export interface FlatArray {
+  readonly length: number;
+  readonly nullCount: number;
+  readonly offset: number;
+  readonly buffers: readonly (Uint8Array | null)[];
+  readonly children: readonly FlatArray[];
+  readonly dictionary: FlatArray | null;
+}
+
+/** Words per node (csrc/model/model.h: ACD_FLAT_SCHEMA_WORDS, ACD_FLAT_ARRAY_WORDS). */
+const SCHEMA_WORDS = 9;
+const ARRAY_WORDS = 6;
+
+const encoder = new TextEncoder();
+
+/**
+ * The descriptor under construction, reused by every export (nothing in a
+ * write calls out to code that could start another write before it ends).
+ */
+class Descriptor {
+  words = new Float64Array(1024);
+  nWords = 0;
+  strings = new Uint8Array(4096);
+  nStrings = 0;
+  /** The source of each non-NULL buffer, and the word its size (then its address) is in. */
+  sources: Uint8Array[] = [];
+  slots: number[] = [];
+  /** Per source: its byte offset when it is a view of the core's memory (copied within it), else -1. */
+  inMemory: number[] = [];
+  /** Per source: its size (a view of the core's memory is detached once the memory grows). */
+  sizes: number[] = [];
+  nSources = 0;
+
+  reset(): void {
+    this.nWords = 0;
+    this.nStrings = 0;
+    this.nSources = 0;
+  }
+
+  /** Room for n more words. */
+  room(n: number): Float64Array {
+    if (this.nWords + n > this.words.length) {
+      const grown = new Float64Array(Math.max(this.words.length * 2, this.nWords + n));
+      grown.set(this.words.subarray(0, this.nWords));
+      this.words = grown;
+    }
+    return this.words;
+  }
+
+  /** Appends a string's UTF-8 bytes and writes its offset and length into words k and k + 1. */
+  string(s: string, k: number): void {
+    const n = s.length;
+    if (this.nStrings + 3 * n > this.strings.length) this.growStrings(3 * n);
+    const at = this.nStrings;
+    const out = this.strings;
+    let i = 0;
+    // ASCII (names and formats, nearly always) byte by byte; the rest by the encoder.
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      out[at + i] = c;
+    }
+    let end = at + i;
+    if (i < n) end += encoder.encodeInto(s.slice(i), out.subarray(end)).written;
+    this.nStrings = end;
+    this.words[k] = at;
+    this.words[k + 1] = end - at;
+  }
+
+  bytes(b: Uint8Array, k: number): void {
+    if (this.nStrings + b.length > this.strings.length) this.growStrings(b.length);
+    this.strings.set(b, this.nStrings);
+    this.words[k] = this.nStrings;
+    this.words[k + 1] = b.length;
+    this.nStrings += b.length;
+  }
+
+  private growStrings(n: number): void {
+    const grown = new Uint8Array(Math.max(this.strings.length * 2, this.nStrings + n));
+    grown.set(this.strings.subarray(0, this.nStrings));
+    this.strings = grown;
+  }
+
+  schema(field: Field): void {
+    const { type } = field;
+    const children = childFields(type);
+    const k = this.nWords;
+    const w = this.room(SCHEMA_WORDS);
+    this.nWords += SCHEMA_WORDS;
+    this.string(formatOf(type), k);
+    this.string(field.name, k + 2);
+    const metadata = encodeMetadata(field.metadata);
+    if (metadata === null) {
+      w[k + 4] = -1;
+      w[k + 5] = 0;
+    } else {
+      this.bytes(metadata, k + 4);
+    }
+    w[k + 6] = flagsOf(field);
+    w[k + 7] = children.length;
+    w[k + 8] = type.kind === 'dictionary' ? 1 : 0;
+    for (let i = 0; i < children.length; i++) this.schema(children[i]);
+    if (type.kind === 'dictionary') this.schema({ name: '', type: type.valueType, nullable: true, metadata: null });
+  }
+
+  array(raw: FlatArray, memory: ArrayBufferLike): void {
+    const { buffers, children } = raw;
+    const nBuffers = buffers.length;
+    const k = this.nWords;
+    const w = this.room(ARRAY_WORDS + nBuffers);
+    this.nWords += ARRAY_WORDS + nBuffers;
+    w[k] = raw.length;
+    w[k + 1] = raw.nullCount;
+    w[k + 2] = raw.offset;
+    w[k + 3] = nBuffers;
+    w[k + 4] = children.length;
+    w[k + 5] = raw.dictionary !== null ? 1 : 0;
+    for (let i = 0; i < nBuffers; i++) {
+      const b = buffers[i];
+      if (b === null) {
+        w[k + ARRAY_WORDS + i] = -1;
+        continue;
+      }
+      const size = b.byteLength;
+      w[k + ARRAY_WORDS + i] = size;
+      if (size === 0) {
+        // Allocated, nothing to copy; but a view whose buffer was detached is no empty buffer.
+        if (isDetached(b)) {
+          const path = pathOf(this.root!, b) || 'array';
+          throw new ArrowCDeviceError(`${path}: the source buffer is detached`, EINVAL, path);
+        }
+        continue;
+      }
+      const j = this.nSources++;
+      // A raw array from a caller may hold other typed arrays: their bytes are copied.
+      this.sources[j] = b instanceof Uint8Array ? b : new Uint8Array((b as ArrayBufferView).buffer, (b as ArrayBufferView).byteOffset, size);
+      this.slots[j] = k + ARRAY_WORDS + i;
+      this.inMemory[j] = b.buffer === memory ? b.byteOffset : -1;
+      this.sizes[j] = size;
+    }
+    for (let i = 0; i < children.length; i++) this.array(children[i], memory);
+    if (raw.dictionary !== null) this.array(raw.dictionary, memory);
+  }
+
+  /** The raw array being described (for the path of an error). */
+  root: FlatArray | null = null;
+
+  /** Drops the references to the sources (they may be large). */
+  clear(): void {
+    for (let j = 0; j < this.nSources; j++) this.sources[j] = EMPTY;
+    this.root = null;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+const descriptor = new Descriptor();
+
+/**
+ * Initializes the ArrowSchema at `schemaPtr` for `field` and the ArrowArray
+ * at `arrayPtr` with a copy of `raw` (either may be absent: pointer 0 and
+ * null), their old content ignored, in one call into the core. On success
+ * each struct owns everything it holds (its release frees it); on failure
+ * nothing stays allocated and both structs are released. Buffers that are
+ * views of this core's memory (zero-copy imports) are copied correctly even
+ * when the allocations grow it.
+ *
+ * @throws `ArrowCDeviceError` naming the path of the node or buffer that could not be written.
+ */
+export function writeFlat(core: Core, schemaPtr: number, field: Field | null, arrayPtr: number, raw: FlatArray | null): void {
+  const d = descriptor;
+  d.reset();
+  try {
+    const memory = core.memory.buffer;
+    if (field !== null) d.schema(field);
+    if (raw !== null) {
+      d.root = raw;
+      d.array(raw, memory);
+    }
+    const nWords = d.nWords;
+    const nStrings = d.nStrings;
+    const stringsAt = nWords * 8;
+    const ptr = core.alloc(stringsAt + Math.max(nStrings, 1));
+    try {
+      new Float64Array(core.memory.buffer, ptr, nWords).set(d.words.subarray(0, nWords));
+      core.bytes.set(d.strings.subarray(0, nStrings), ptr + stringsAt);
+      core.flatInit(ptr, nWords, ptr + stringsAt, nStrings, schemaPtr, arrayPtr);
+      // The allocations may have grown the memory: fresh views.
+      const words = new Float64Array(core.memory.buffer, ptr, nWords);
+      const heap = core.bytes;
+      for (let j = 0; j < d.nSources; j++) {
+        const at = words[d.slots[j]];
+        const from = d.inMemory[j];
+        if (from >= 0) heap.copyWithin(at, from, from + d.sizes[j]);
+        else heap.set(d.sources[j], at);
+      }
+    } finally {
+      core.free(ptr);
+    }
+  } finally {
+    d.clear();
+  }
+}
+
+/** Whether the buffer under a view was detached (no view of it can be made any more). */
+export function isDetached(b: ArrayBufferView): boolean {
+  try {
+    new Uint8Array(b.buffer, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** The path of the node of `raw` that holds buffer b ("array.children[2].buffers[1]"), '' when none does. */
+function pathOf(raw: FlatArray, b: ArrayBufferView, path = 'array'): string {
+  const i = raw.buffers.indexOf(b as Uint8Array);
+  if (i >= 0) return `${path}.buffers[${i}]`;
+  for (let c = 0; c < raw.children.length; c++) {
+    const found = pathOf(raw.children[c], b, `${path}.children[${c}]`);
+    if (found !== '') return found;
+  }
+  return raw.dictionary !== null ? pathOf(raw.dictionary, b, `${path}.dictionary`) : '';
+}
