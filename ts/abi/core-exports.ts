@@ -18,6 +18,9 @@ export interface CoreExports {
     nChildren: number, withDictionary: boolean): number;
   arrayAllocateBuffer(array: number, i: number, size: number): number;
   flatInit(words: number, nWords: number, strings: number, nStrings: number, schema: number, array: number): number;
+  flatExport(words: number, nWords: number, strings: number, nStrings: number, arraySize: number): number;
+  flatScratch(): number;
+  flatScratchBytes(): number;
   deviceArrayInitDevice(deviceArray: number, deviceType: number, deviceId: number): void;
   schemaMove(src: number, dst: number): void;
   arrayMove(src: number, dst: number): void;
@@ -32,6 +35,7 @@ export interface CoreExports {
 
 export const CORE_EXPORTS: readonly (keyof CoreExports)[] = [
   'lastError', 'bytesAllocated', 'memorySize', 'alloc', 'free', 'schemaInit', 'arrayInit', 'arrayAllocateBuffer', 'flatInit',
+  'flatExport', 'flatScratch', 'flatScratchBytes',
   'deviceArrayInitDevice', 'schemaMove', 'arrayMove', 'deviceArrayMove', 'schemaRelease', 'arrayRelease',
   'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap', 'lastErrorPath',
 ];

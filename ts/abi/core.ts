@@ -243,6 +243,24 @@ export class Core {
     this.check(this.m.flatInit(words, nWords, strings, nStrings, schema, array));
   }
 
+  /**
+   * A whole export in one call: allocates an ArrowSchema and a zeroed array
+   * struct of arraySize bytes and makes both trees in them from the
+   * descriptor (see flatInit); their addresses are written into the two
+   * words after it. On failure nothing stays allocated.
+   */
+  flatExport(words: number, nWords: number, strings: number, nStrings: number, arraySize: number): void {
+    this.check(this.m.flatExport(words, nWords, strings, nStrings, arraySize));
+  }
+
+  #flatScratch: { ptr: number; bytes: number } | undefined;
+
+  /** The core's static area for descriptors (csrc/model/bindings.cpp): no allocation when one fits. */
+  flatScratch(): { ptr: number; bytes: number } {
+    this.#flatScratch ??= { ptr: this.m.flatScratch(), bytes: this.m.flatScratchBytes() };
+    return this.#flatScratch;
+  }
+
   deviceArrayInitDevice(deviceArray: number, deviceType: number, deviceId: number): void {
     this.m.deviceArrayInitDevice(deviceArray, deviceType, deviceId);
   }

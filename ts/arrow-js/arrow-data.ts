@@ -25,9 +25,18 @@ function region(a: ArrayBufferView | undefined, from: number, size: number, what
   return new Uint8Array(a.buffer, a.byteOffset + from, size);
 }
 
-/** Bits [bitOffset, bitOffset + n) of a bitmap, starting at bit 0 (a copy, unused bits cleared). */
+/**
+ * Bits [bitOffset, bitOffset + n) of a bitmap, starting at bit 0, unused bits
+ * cleared: a view when they already are so (a byte-aligned start, a clear
+ * tail), else a copy.
+ */
 function bits(src: Uint8Array | undefined, bitOffset: number, n: number, what: string): Uint8Array {
-  const out = new Uint8Array(Math.ceil(n / 8));
+  const size = (n + 7) >> 3;
+  if ((bitOffset & 7) === 0 && src !== undefined && src.byteLength >= (bitOffset >> 3) + size) {
+    const at = bitOffset >> 3;
+    if ((n & 7) === 0 || n === 0 || (src[at + size - 1] >> (n & 7)) === 0) return src.subarray(at, at + size);
+  }
+  const out = new Uint8Array(size);
   copyBits(src ?? new Uint8Array(0), bitOffset, n, out, 0, what);
   return out;
 }

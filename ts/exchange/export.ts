@@ -9,7 +9,7 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import type { ForeignModule } from '../foreign/module.js';
 import { constants } from '../abi/generated/layout.js';
-import { writeFlat } from '../model/flat.js';
+import { exportFlat } from '../model/flat.js';
 import type { RawArray } from '../model/raw.js';
 import { writeSchema } from '../model/schema.js';
 import type { Field } from '../model/types.js';
@@ -30,27 +30,25 @@ export function exportField(core: Core, field: Field): ExportedSchema {
 
 /**
  * Exports field as an ArrowSchema and raw as an ArrowArray or an
- * ArrowDeviceArray on the CPU, both trees in one call into the core
- * (writeFlat); `onto` (devices) may then move the device array elsewhere in
+ * ArrowDeviceArray on the CPU, both trees and their base structs in one call
+ * into the core (exportFlat); `onto` (devices) may then move the device array elsewhere in
  * place, releasing it on failure.
  */
 export function exportWith(core: Core, field: Field, struct: 'ArrowArray' | 'ArrowDeviceArray',
   raw: RawArray, onto?: (schema: number, array: number) => void): ExportedArray {
-  const schema = core.alloc(core.structs.size('ArrowSchema'));
-  const array = core.alloc(core.structs.size(struct));
-  let written = false;
-  try {
-    writeFlat(core, schema, field, struct === 'ArrowDeviceArray' ? array + core.structs.offsetOf('ArrowDeviceArray', 'array') : array, raw);
-    written = true;
-    if (struct === 'ArrowDeviceArray') {
+  const [schema, array] = exportFlat(core, field, raw, core.structs.size(struct));
+  if (struct === 'ArrowDeviceArray') {
+    try {
       core.deviceArrayInitDevice(array, constants.ARROW_DEVICE_CPU, -1);
       onto?.(schema, array);
+    } catch (e) {
+      // onto releases the array when it fails; releasing a released struct does nothing.
+      core.space.release('ArrowArray', array);
+      core.space.release('ArrowSchema', schema);
+      core.free(schema);
+      core.free(array);
+      throw e;
     }
-  } catch (e) {
-    if (written) core.space.release('ArrowSchema', schema);
-    core.free(schema);
-    core.free(array);
-    throw e;
   }
   return new ExportedArray(core, schema, array, struct);
 }

@@ -185,34 +185,66 @@ const descriptor = new Descriptor();
  * @throws `ArrowCDeviceError` naming the path of the node or buffer that could not be written.
  */
 export function writeFlat(core: Core, schemaPtr: number, field: Field | null, arrayPtr: number, raw: FlatArray | null): void {
+  transfer(core, field, raw, 0, (words, nWords, strings, nStrings) => core.flatInit(words, nWords, strings, nStrings, schemaPtr, arrayPtr));
+}
+
+/**
+ * Exports field and raw in one call into the core: a new ArrowSchema and a
+ * new array struct of `arraySize` bytes (an ArrowArray, or an ArrowDeviceArray
+ * whose ArrowArray the trees are made in), allocated by the core's allocator
+ * (`core.free` frees them), the trees made as writeFlat makes them.
+ *
+ * Ownership: the caller owns both base structs (and through them the trees); on failure nothing stays allocated.
+ * @returns the ArrowSchema's and the array struct's addresses.
+ */
+export function exportFlat(core: Core, field: Field, raw: FlatArray, arraySize: number): [schema: number, array: number] {
+  let out: [number, number] = [0, 0];
+  transfer(core, field, raw, 2, (words, nWords, strings, nStrings) => core.flatExport(words, nWords, strings, nStrings, arraySize),
+    (f64, at) => { out = [f64[at], f64[at + 1]]; });
+  return out;
+}
+
+/**
+ * Describes field and raw, writes the descriptor (and `extra` words after it,
+ * for the results) into the core's scratch area, or an allocation when it is
+ * too big, calls `call`, lets `results` read the words after the descriptor,
+ * then copies every buffer to the address the core wrote in its place.
+ */
+function transfer(core: Core, field: Field | null, raw: FlatArray | null, extra: number,
+  call: (words: number, nWords: number, strings: number, nStrings: number) => void,
+  results?: (f64: Float64Array, at: number) => void): void {
   const d = descriptor;
   d.reset();
   try {
-    const memory = core.memory.buffer;
     if (field !== null) d.schema(field);
     if (raw !== null) {
       d.root = raw;
-      d.array(raw, memory);
+      d.array(raw, core.memory.buffer);
     }
     const nWords = d.nWords;
     const nStrings = d.nStrings;
-    const stringsAt = nWords * 8;
-    const ptr = core.alloc(stringsAt + Math.max(nStrings, 1));
+    const stringsAt = (nWords + extra) * 8;
+    const size = stringsAt + nStrings;
+    const scratch = core.flatScratch();
+    const ptr = size <= scratch.bytes ? scratch.ptr : core.alloc(size);
     try {
-      new Float64Array(core.memory.buffer, ptr, nWords).set(d.words.subarray(0, nWords));
-      core.bytes.set(d.strings.subarray(0, nStrings), ptr + stringsAt);
-      core.flatInit(ptr, nWords, ptr + stringsAt, nStrings, schemaPtr, arrayPtr);
+      const before = new Float64Array(core.memory.buffer);
+      before.set(d.words.subarray(0, nWords), ptr / 8);
+      new Uint8Array(before.buffer).set(d.strings.subarray(0, nStrings), ptr + stringsAt);
+      call(ptr, nWords, ptr + stringsAt, nStrings);
       // The allocations may have grown the memory: fresh views.
-      const words = new Float64Array(core.memory.buffer, ptr, nWords);
-      const heap = core.bytes;
+      const f64 = new Float64Array(core.memory.buffer);
+      const heap = new Uint8Array(f64.buffer);
+      const base = ptr / 8;
+      results?.(f64, base + nWords);
       for (let j = 0; j < d.nSources; j++) {
-        const at = words[d.slots[j]];
+        const at = f64[base + d.slots[j]];
         const from = d.inMemory[j];
         if (from >= 0) heap.copyWithin(at, from, from + d.sizes[j]);
         else heap.set(d.sources[j], at);
       }
     } finally {
-      core.free(ptr);
+      if (ptr !== scratch.ptr) core.free(ptr);
     }
   } finally {
     d.clear();
