@@ -233,32 +233,18 @@ export class Core {
     return ptr;
   }
 
-  /**
-   * Makes the ArrowSchema tree at schema and the ArrowArray tree at array
-   * (either 0: not made) from the flat descriptor at words (csrc/model/model.h,
-   * AcdFlatInit; ts/model/flat.ts writes it). Each buffer size word becomes
-   * the buffer's address. On failure nothing stays allocated.
-   */
+  /** Makes the trees at schema and array (0: none) from a flat descriptor (AcdFlatInit in csrc/model/model.h; ts/model/flat.ts). */
   flatInit(words: number, nWords: number, strings: number, nStrings: number, schema: number, array: number): void {
     this.check(this.m.flatInit(words, nWords, strings, nStrings, schema, array));
   }
-
-  /**
-   * A whole export in one call: allocates an ArrowSchema and a zeroed array
-   * struct of arraySize bytes and makes both trees in them from the
-   * descriptor (see flatInit); their addresses are written into the two
-   * words after it. On failure nothing stays allocated.
-   */
+  /** flatInit into a new ArrowSchema and a zeroed array struct of arraySize bytes, their addresses after the descriptor. */
   flatExport(words: number, nWords: number, strings: number, nStrings: number, arraySize: number): void {
     this.check(this.m.flatExport(words, nWords, strings, nStrings, arraySize));
   }
-
   #flatScratch: { ptr: number; bytes: number } | undefined;
-
-  /** The core's static area for descriptors (csrc/model/bindings.cpp): no allocation when one fits. */
+  /** The core's static area for descriptors (csrc/model/bindings.cpp). */
   flatScratch(): { ptr: number; bytes: number } {
-    this.#flatScratch ??= { ptr: this.m.flatScratch(), bytes: this.m.flatScratchBytes() };
-    return this.#flatScratch;
+    return this.#flatScratch ??= { ptr: this.m.flatScratch(), bytes: this.m.flatScratchBytes() };
   }
 
   deviceArrayInitDevice(deviceArray: number, deviceType: number, deviceId: number): void {

@@ -9,7 +9,7 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import type { ForeignModule } from '../foreign/module.js';
 import { constants } from '../abi/generated/layout.js';
-import { exportFlat } from '../model/flat.js';
+import { exportFlat, rawWriter, type ArrayWriter } from '../model/flat.js';
 import type { RawArray } from '../model/raw.js';
 import { writeSchema } from '../model/schema.js';
 import type { Field } from '../model/types.js';
@@ -29,14 +29,15 @@ export function exportField(core: Core, field: Field): ExportedSchema {
 }
 
 /**
- * Exports field as an ArrowSchema and raw as an ArrowArray or an
+ * Exports field as an ArrowSchema and the array `write` describes (a raw
+ * array: rawWriter; apache-arrow data: arrowWriter) as an ArrowArray or an
  * ArrowDeviceArray on the CPU, both trees and their base structs in one call
  * into the core (exportFlat); `onto` (devices) may then move the device array elsewhere in
  * place, releasing it on failure.
  */
 export function exportWith(core: Core, field: Field, struct: 'ArrowArray' | 'ArrowDeviceArray',
-  raw: RawArray, onto?: (schema: number, array: number) => void): ExportedArray {
-  const [schema, array] = exportFlat(core, field, raw, core.structs.size(struct));
+  write: ArrayWriter, onto?: (schema: number, array: number) => void): ExportedArray {
+  const [schema, array] = exportFlat(core, field, write, core.structs.size(struct));
   if (struct === 'ArrowDeviceArray') {
     try {
       core.deviceArrayInitDevice(array, constants.ARROW_DEVICE_CPU, -1);
@@ -59,7 +60,7 @@ export function exportWith(core: Core, field: Field, struct: 'ArrowArray' | 'Arr
  */
 export function exportRaw(core: Core, field: Field, raw: RawArray, into?: ForeignModule): ExportedArray {
   if (into !== undefined) return exportInto(into, field, raw, 'ArrowArray');
-  return exportWith(core, field, 'ArrowArray', raw);
+  return exportWith(core, field, 'ArrowArray', rawWriter(raw));
 }
 
 /** Exports a field as an ArrowSchema in another module's memory. */

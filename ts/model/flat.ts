@@ -34,14 +34,16 @@ const encoder = new TextEncoder();
 /**
  * The descriptor under construction, reused by every export (nothing in a
  * write calls out to code that could start another write before it ends).
+ * Array nodes come from raw arrays (array()) or from a writer that makes
+ * them itself (node() and buffer(): ts/arrow-js/arrow-describe.ts).
  */
-class Descriptor {
+export class Descriptor {
   words = new Float64Array(1024);
   nWords = 0;
   strings = new Uint8Array(4096);
   nStrings = 0;
-  /** The source of each non-NULL buffer, and the word its size (then its address) is in. */
-  sources: Uint8Array[] = [];
+  /** The source of each buffer to copy (a typed array), and the word its size (then its address) is in. */
+  sources: ArrayBufferView[] = [];
   slots: number[] = [];
   /** Per source: its byte offset when it is a view of the core's memory (copied within it), else -1. */
   inMemory: number[] = [];
@@ -121,40 +123,68 @@ class Descriptor {
     if (type.kind === 'dictionary') this.schema({ name: '', type: type.valueType, nullable: true, metadata: null });
   }
 
-  array(raw: FlatArray, memory: ArrayBufferLike): void {
-    const { buffers, children } = raw;
-    const nBuffers = buffers.length;
+  /**
+   * Appends an array node's words (its buffer words follow, set by buffer()
+   * or nullBuffer(), then its children's and its dictionary's nodes); returns
+   * where they start.
+   */
+  node(length: number, nullCount: number, offset: number, nBuffers: number, nChildren: number, dictionary: boolean): number {
     const k = this.nWords;
     const w = this.room(ARRAY_WORDS + nBuffers);
     this.nWords += ARRAY_WORDS + nBuffers;
-    w[k] = raw.length;
-    w[k + 1] = raw.nullCount;
-    w[k + 2] = raw.offset;
+    w[k] = length;
+    w[k + 1] = nullCount;
+    w[k + 2] = offset;
     w[k + 3] = nBuffers;
-    w[k + 4] = children.length;
-    w[k + 5] = raw.dictionary !== null ? 1 : 0;
+    w[k + 4] = nChildren;
+    w[k + 5] = dictionary ? 1 : 0;
+    return k;
+  }
+
+  /** Buffer i of the node at k is NULL. */
+  nullBuffer(k: number, i: number): void {
+    this.words[k + ARRAY_WORDS + i] = -1;
+  }
+
+  /**
+   * Buffer i of the node at k holds bytes [from, from + size) of `a` (the
+   * caller checked they exist): allocated by the core, then copied, as `a`'s
+   * own type where it can be (no view made).
+   */
+  buffer(k: number, i: number, a: ArrayBufferView, from: number, size: number, memory: ArrayBufferLike): void {
+    this.words[k + ARRAY_WORDS + i] = size;
+    if (size === 0) return;
+    const j = this.nSources++;
+    const typed = a as Uint8Array;
+    // The standard typed arrays only (a DataView or a subclass gets a byte view).
+    const width = TYPED_ARRAYS.has(a.constructor) ? typed.BYTES_PER_ELEMENT : 0;
+    let source: ArrayBufferView;
+    if (width !== 0 && from === 0 && size === a.byteLength) source = a;
+    else if (width !== 0 && from % width === 0 && size % width === 0) source = typed.subarray(from / width, (from + size) / width);
+    else source = new Uint8Array(a.buffer, a.byteOffset + from, size);
+    this.sources[j] = source;
+    this.slots[j] = k + ARRAY_WORDS + i;
+    this.inMemory[j] = a.buffer === memory ? a.byteOffset + from : -1;
+    this.sizes[j] = size;
+  }
+
+  /** Appends a raw array's nodes (the node, its children, its dictionary). */
+  array(raw: FlatArray, memory: ArrayBufferLike): void {
+    const { buffers, children } = raw;
+    const nBuffers = buffers.length;
+    const k = this.node(raw.length, raw.nullCount, raw.offset, nBuffers, children.length, raw.dictionary !== null);
     for (let i = 0; i < nBuffers; i++) {
       const b = buffers[i];
       if (b === null) {
-        w[k + ARRAY_WORDS + i] = -1;
-        continue;
-      }
-      const size = b.byteLength;
-      w[k + ARRAY_WORDS + i] = size;
-      if (size === 0) {
+        this.nullBuffer(k, i);
+      } else {
         // Allocated, nothing to copy; but a view whose buffer was detached is no empty buffer.
-        if (isDetached(b)) {
-          const path = pathOf(this.root!, b) || 'array';
+        if (b.byteLength === 0 && isDetached(b)) {
+          const path = (this.root !== null ? pathOf(this.root, b) : '') || 'array';
           throw new ArrowCDeviceError(`${path}: the source buffer is detached`, EINVAL, path);
         }
-        continue;
+        this.buffer(k, i, b, 0, b.byteLength, memory);
       }
-      const j = this.nSources++;
-      // A raw array from a caller may hold other typed arrays: their bytes are copied.
-      this.sources[j] = b instanceof Uint8Array ? b : new Uint8Array((b as ArrayBufferView).buffer, (b as ArrayBufferView).byteOffset, size);
-      this.slots[j] = k + ARRAY_WORDS + i;
-      this.inMemory[j] = b.buffer === memory ? b.byteOffset : -1;
-      this.sizes[j] = size;
     }
     for (let i = 0; i < children.length; i++) this.array(children[i], memory);
     if (raw.dictionary !== null) this.array(raw.dictionary, memory);
@@ -185,11 +215,11 @@ const descriptor = new Descriptor();
  * @throws `ArrowCDeviceError` naming the path of the node or buffer that could not be written.
  */
 export function writeFlat(core: Core, schemaPtr: number, field: Field | null, arrayPtr: number, raw: FlatArray | null): void {
-  transfer(core, field, raw, 0, (words, nWords, strings, nStrings) => core.flatInit(words, nWords, strings, nStrings, schemaPtr, arrayPtr));
+  transfer(core, field, raw === null ? null : rawWriter(raw), 0, (words, nWords, strings, nStrings) => core.flatInit(words, nWords, strings, nStrings, schemaPtr, arrayPtr));
 }
 
 /**
- * Exports field and raw in one call into the core: a new ArrowSchema and a
+ * Exports field and an array (its nodes appended by `write`) in one call into the core: a new ArrowSchema and a
  * new array struct of `arraySize` bytes (an ArrowArray, or an ArrowDeviceArray
  * whose ArrowArray the trees are made in), allocated by the core's allocator
  * (`core.free` frees them), the trees made as writeFlat makes them.
@@ -197,9 +227,9 @@ export function writeFlat(core: Core, schemaPtr: number, field: Field | null, ar
  * Ownership: the caller owns both base structs (and through them the trees); on failure nothing stays allocated.
  * @returns the ArrowSchema's and the array struct's addresses.
  */
-export function exportFlat(core: Core, field: Field, raw: FlatArray, arraySize: number): [schema: number, array: number] {
+export function exportFlat(core: Core, field: Field, write: ArrayWriter, arraySize: number): [schema: number, array: number] {
   let out: [number, number] = [0, 0];
-  transfer(core, field, raw, 2, (words, nWords, strings, nStrings) => core.flatExport(words, nWords, strings, nStrings, arraySize),
+  transfer(core, field, write, 2, (words, nWords, strings, nStrings) => core.flatExport(words, nWords, strings, nStrings, arraySize),
     (f64, at) => { out = [f64[at], f64[at + 1]]; });
   return out;
 }
@@ -210,17 +240,14 @@ export function exportFlat(core: Core, field: Field, raw: FlatArray, arraySize: 
  * too big, calls `call`, lets `results` read the words after the descriptor,
  * then copies every buffer to the address the core wrote in its place.
  */
-function transfer(core: Core, field: Field | null, raw: FlatArray | null, extra: number,
+function transfer(core: Core, field: Field | null, write: ArrayWriter | null, extra: number,
   call: (words: number, nWords: number, strings: number, nStrings: number) => void,
   results?: (f64: Float64Array, at: number) => void): void {
   const d = descriptor;
   d.reset();
   try {
     if (field !== null) d.schema(field);
-    if (raw !== null) {
-      d.root = raw;
-      d.array(raw, core.memory.buffer);
-    }
+    if (write !== null) write(d, core.memory.buffer);
     const nWords = d.nWords;
     const nStrings = d.nStrings;
     const stringsAt = (nWords + extra) * 8;
@@ -237,17 +264,55 @@ function transfer(core: Core, field: Field | null, raw: FlatArray | null, extra:
       const heap = new Uint8Array(f64.buffer);
       const base = ptr / 8;
       results?.(f64, base + nWords);
+      const views = new HeapViews(f64.buffer);
       for (let j = 0; j < d.nSources; j++) {
         const at = f64[base + d.slots[j]];
         const from = d.inMemory[j];
+        const source = d.sources[j];
         if (from >= 0) heap.copyWithin(at, from, from + d.sizes[j]);
-        else heap.set(d.sources[j], at);
+        else if (source instanceof Uint8Array) heap.set(source, at);
+        // Buffers are 64-byte aligned: a view of the source's own type copies its bytes as they are.
+        else views.of(source).set(source as never, at / (source as Uint8Array).BYTES_PER_ELEMENT);
       }
     } finally {
       if (ptr !== scratch.ptr) core.free(ptr);
     }
   } finally {
     d.clear();
+  }
+}
+
+/** Appends an array's nodes to a descriptor. */
+export type ArrayWriter = (d: Descriptor, memory: ArrayBufferLike) => void;
+
+/** The writer of a raw array's nodes. */
+export function rawWriter(raw: FlatArray): ArrayWriter {
+  return (d, memory) => {
+    d.root = raw;
+    d.array(raw, memory);
+  };
+}
+
+const TYPED_ARRAYS: ReadonlySet<unknown> = new Set([Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array,
+  Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array]);
+
+type TypedArray = Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array | Int32Array | Uint32Array
+  | Float32Array | Float64Array | BigInt64Array | BigUint64Array;
+type TypedArrayConstructor = new (buffer: ArrayBufferLike) => TypedArray;
+
+/** Views of the core's memory, one per typed array type met (a source is copied through its own type's). */
+class HeapViews {
+  #views = new Map<unknown, TypedArray>();
+  constructor(private readonly memory: ArrayBufferLike) {}
+
+  of(source: ArrayBufferView): TypedArray {
+    const type = source.constructor;
+    let view = this.#views.get(type);
+    if (view === undefined) {
+      view = new (type as TypedArrayConstructor)(this.memory);
+      this.#views.set(type, view);
+    }
+    return view;
   }
 }
 
