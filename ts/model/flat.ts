@@ -45,9 +45,11 @@ export class Descriptor {
   /** The source of each buffer to copy (a typed array), and the word its size (then its address) is in. */
   sources: ArrayBufferView[] = [];
   slots: number[] = [];
-  /** Per source: its byte offset when it is a view of the core's memory (copied within it), else -1. */
-  inMemory: number[] = [];
-  /** Per source: its size (a view of the core's memory is detached once the memory grows). */
+  /**
+   * Per source: its byte offset and size, for a view of the core's memory
+   * (copied within it) when the export grew the memory, which detached it.
+   */
+  offsets: number[] = [];
   sizes: number[] = [];
   nSources = 0;
 
@@ -151,25 +153,29 @@ export class Descriptor {
    * caller checked they exist): allocated by the core, then copied, as `a`'s
    * own type where it can be (no view made).
    */
-  buffer(k: number, i: number, a: ArrayBufferView, from: number, size: number, memory: ArrayBufferLike): void {
+  buffer(k: number, i: number, a: ArrayBufferView, from: number, size: number): void {
     this.words[k + ARRAY_WORDS + i] = size;
     if (size === 0) return;
     const j = this.nSources++;
-    const typed = a as Uint8Array;
-    // The standard typed arrays only (a DataView or a subclass gets a byte view).
-    const width = TYPED_ARRAYS.has(a.constructor) ? typed.BYTES_PER_ELEMENT : 0;
     let source: ArrayBufferView;
-    if (width !== 0 && from === 0 && size === a.byteLength) source = a;
-    else if (width !== 0 && from % width === 0 && size % width === 0) source = typed.subarray(from / width, (from + size) / width);
-    else source = new Uint8Array(a.buffer, a.byteOffset + from, size);
+    if (a instanceof Uint8Array) {
+      source = from === 0 && size === a.byteLength ? a : a.subarray(from, from + size);
+    } else {
+      // The standard typed arrays only (a DataView or a subclass gets a byte view).
+      const typed = a as Int32Array;
+      const width = TYPED_ARRAYS.has(a.constructor) ? typed.BYTES_PER_ELEMENT : 0;
+      if (width !== 0 && from === 0 && size === a.byteLength) source = a;
+      else if (width !== 0 && from % width === 0 && size % width === 0) source = typed.subarray(from / width, (from + size) / width);
+      else source = new Uint8Array(a.buffer, a.byteOffset + from, size);
+    }
     this.sources[j] = source;
     this.slots[j] = k + ARRAY_WORDS + i;
-    this.inMemory[j] = a.buffer === memory ? a.byteOffset + from : -1;
+    this.offsets[j] = source.byteOffset;
     this.sizes[j] = size;
   }
 
   /** Appends a raw array's nodes (the node, its children, its dictionary). */
-  array(raw: FlatArray, memory: ArrayBufferLike): void {
+  array(raw: FlatArray): void {
     const { buffers, children } = raw;
     const nBuffers = buffers.length;
     const k = this.node(raw.length, raw.nullCount, raw.offset, nBuffers, children.length, raw.dictionary !== null);
@@ -183,11 +189,11 @@ export class Descriptor {
           const path = (this.root !== null ? pathOf(this.root, b) : '') || 'array';
           throw new ArrowCDeviceError(`${path}: the source buffer is detached`, EINVAL, path);
         }
-        this.buffer(k, i, b, 0, b.byteLength, memory);
+        this.buffer(k, i, b, 0, b.byteLength);
       }
     }
-    for (let i = 0; i < children.length; i++) this.array(children[i], memory);
-    if (raw.dictionary !== null) this.array(raw.dictionary, memory);
+    for (let i = 0; i < children.length; i++) this.array(children[i]);
+    if (raw.dictionary !== null) this.array(raw.dictionary);
   }
 
   /** The raw array being described (for the path of an error). */
@@ -247,29 +253,30 @@ function transfer(core: Core, field: Field | null, write: ArrayWriter | null, ex
   d.reset();
   try {
     if (field !== null) d.schema(field);
-    if (write !== null) write(d, core.memory.buffer);
+    if (write !== null) write(d);
     const nWords = d.nWords;
     const nStrings = d.nStrings;
     const stringsAt = (nWords + extra) * 8;
     const size = stringsAt + nStrings;
+    // Allocations from here on may grow the memory, which detaches the sources that are views of it.
+    const memory = core.memory.buffer;
     const scratch = core.flatScratch();
     const ptr = size <= scratch.bytes ? scratch.ptr : core.alloc(size);
     try {
-      const before = new Float64Array(core.memory.buffer);
-      before.set(d.words.subarray(0, nWords), ptr / 8);
-      new Uint8Array(before.buffer).set(d.strings.subarray(0, nStrings), ptr + stringsAt);
+      const now = core.memory.buffer;
+      new Float64Array(now).set(d.words.subarray(0, nWords), ptr / 8);
+      new Uint8Array(now).set(d.strings.subarray(0, nStrings), ptr + stringsAt);
       call(ptr, nWords, ptr + stringsAt, nStrings);
-      // The allocations may have grown the memory: fresh views.
       const f64 = new Float64Array(core.memory.buffer);
+      const grown = f64.buffer !== memory;
       const heap = new Uint8Array(f64.buffer);
       const base = ptr / 8;
       results?.(f64, base + nWords);
       const views = new HeapViews(f64.buffer);
       for (let j = 0; j < d.nSources; j++) {
         const at = f64[base + d.slots[j]];
-        const from = d.inMemory[j];
         const source = d.sources[j];
-        if (from >= 0) heap.copyWithin(at, from, from + d.sizes[j]);
+        if (grown && source.buffer === memory) heap.copyWithin(at, d.offsets[j], d.offsets[j] + d.sizes[j]);
         else if (source instanceof Uint8Array) heap.set(source, at);
         // Buffers are 64-byte aligned: a view of the source's own type copies its bytes as they are.
         else views.of(source).set(source as never, at / (source as Uint8Array).BYTES_PER_ELEMENT);
@@ -283,13 +290,13 @@ function transfer(core: Core, field: Field | null, write: ArrayWriter | null, ex
 }
 
 /** Appends an array's nodes to a descriptor. */
-export type ArrayWriter = (d: Descriptor, memory: ArrayBufferLike) => void;
+export type ArrayWriter = (d: Descriptor) => void;
 
 /** The writer of a raw array's nodes. */
 export function rawWriter(raw: FlatArray): ArrayWriter {
-  return (d, memory) => {
+  return (d) => {
     d.root = raw;
-    d.array(raw, memory);
+    d.array(raw);
   };
 }
 
