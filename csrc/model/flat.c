@@ -67,7 +67,7 @@ static int AcdFlatInt(struct AcdFlatWalk* w, int64_t k, int64_t min, int64_t max
 // A string of the descriptor: its offset and length words (offset -1: NULL).
 static int AcdFlatString(struct AcdFlatWalk* w, int64_t k, const char* what, const char** out,
                          int64_t* size, struct AcdError* error) {
-  int64_t offset, length;
+  int64_t offset = 0, length = 0;
   int code = AcdFlatInt(w, k, -1, w->n_strings, what, &offset, error);
   if (code == ACD_OK) code = AcdFlatInt(w, k + 1, 0, w->n_strings, what, &length, error);
   if (code != ACD_OK) return code;
@@ -149,8 +149,8 @@ static int AcdFlatSchemas(struct AcdFlatWalk* w, struct ArrowSchema* schema, str
     int64_t node = w->n_nodes++;
     w->nodes[node] = (struct AcdFlatNode){p.parent, p.which};
     struct ArrowSchema* s = (struct ArrowSchema*)p.target;
-    const char *format, *name, *metadata;
-    int64_t format_size, name_size, metadata_size, flags, n_children, with_dictionary;
+    const char *format = NULL, *name = NULL, *metadata = NULL;
+    int64_t format_size = 0, name_size = 0, metadata_size = 0, flags = 0, n_children = 0, with_dictionary = 0;
     int code = AcdFlatString(w, 0, "format", &format, &format_size, error);
     if (code == ACD_OK) code = AcdFlatString(w, 2, "name", &name, &name_size, error);
     if (code == ACD_OK) code = AcdFlatString(w, 4, "metadata", &metadata, &metadata_size, error);
@@ -187,7 +187,7 @@ static int AcdFlatArrays(struct AcdFlatWalk* w, struct ArrowArray* array, struct
     struct ArrowArray* a = (struct ArrowArray*)p.target;
     // length, null_count and offset are the caller's, unchecked as AcdArrayInit
     // leaves them (a consumer's validation judges them).
-    int64_t length, null_count, offset, n_buffers, n_children, with_dictionary;
+    int64_t length = 0, null_count = 0, offset = 0, n_buffers = 0, n_children = 0, with_dictionary = 0;
     int code = AcdFlatInt(w, 0, -ACD_FLAT_MAX_INT, ACD_FLAT_MAX_INT, "length", &length, error);
     if (code == ACD_OK) code = AcdFlatInt(w, 1, -ACD_FLAT_MAX_INT, ACD_FLAT_MAX_INT, "null_count", &null_count, error);
     if (code == ACD_OK) code = AcdFlatInt(w, 2, -ACD_FLAT_MAX_INT, ACD_FLAT_MAX_INT, "offset", &offset, error);
@@ -209,7 +209,7 @@ static int AcdFlatArrays(struct AcdFlatWalk* w, struct ArrowArray* array, struct
     w->at += ACD_FLAT_ARRAY_WORDS;
     for (int64_t i = 0; i < n_buffers; i++) {
       char suffix[40];
-      int64_t size;
+      int64_t size = 0;
       code = AcdFlatInt(w, i, -1, ACD_FLAT_MAX_INT, "buffer size", &size, error);
       if (code == ACD_OK && size >= 0 && AcdArrayAllocateBuffer(a, i, size) == NULL) {
         code = AcdErrorSet(error, ENOMEM, "could not allocate %" PRId64 " bytes", size);
