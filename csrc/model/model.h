@@ -205,6 +205,14 @@ int AcdSchemaInit(struct ArrowSchema* schema, const char* format, const char* na
                   const char* metadata, int64_t flags, int64_t n_children,
                   int with_dictionary, struct AcdError* error);
 
+// AcdSchemaInit with strings of known sizes, not NUL-terminated: format and
+// name (NULL allowed) must hold no NUL byte, metadata (NULL allowed) must be
+// exactly `metadata_size` well-formed bytes.
+int AcdSchemaInitSized(struct ArrowSchema* schema, const char* format, int64_t format_length,
+                       const char* name, int64_t name_length, const char* metadata,
+                       int64_t metadata_size, int64_t flags, int64_t n_children,
+                       int with_dictionary, struct AcdError* error);
+
 // ---- producing arrays (array.c) -----------------------------------------
 
 // Initializes `array` (its previous content is ignored) with the given
@@ -248,6 +256,27 @@ int AcdArrayInitBlock(struct ArrowArray* array, int64_t length, int64_t null_cou
 // i is out of range or when buffer i is already set.
 void* AcdArrayAllocateBuffer(struct ArrowArray* array, int64_t i, int64_t size);
 
+
+// ---- producing whole trees from a flat descriptor (flat.c) ------------------
+// The descriptor is `n_words` doubles, each an integer, and `n_strings` bytes
+// of strings that its words point into (offset from `strings`, -1 for NULL,
+// and a byte length). Nodes come in preorder: a node, its children first to
+// last (each with its subtree), then its dictionary's subtree. First the
+// schema tree (when `schema` is not NULL), ACD_FLAT_SCHEMA_WORDS words a node:
+//   format offset, format length, name offset, name length, metadata offset,
+//   metadata length, flags, n_children, has a dictionary (0 or 1);
+// then the array tree (when `array` is not NULL), ACD_FLAT_ARRAY_WORDS words
+// a node followed by its n_buffers buffer sizes (-1: a NULL buffer):
+//   length, null_count, offset, n_buffers, n_children, has a dictionary.
+// Every node is made as AcdSchemaInit / AcdArrayInit make it, every buffer
+// allocated by AcdArrayAllocateBuffer (owned by its node), and each buffer
+// size word is replaced by the buffer's address (0 for NULL), for the caller
+// to fill. On failure nothing stays allocated, both structs' release is
+// NULL, and the message starts with the failing node's path (error->path).
+#define ACD_FLAT_SCHEMA_WORDS 9
+#define ACD_FLAT_ARRAY_WORDS 6
+int AcdFlatInit(double* words, int64_t n_words, const char* strings, int64_t n_strings,
+                struct ArrowSchema* schema, struct ArrowArray* array, struct AcdError* error);
 
 // This library's release callbacks for the structs above (registered with
 // their roles, AcdCallbackRegister).

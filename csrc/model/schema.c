@@ -44,14 +44,41 @@ int AcdSchemaInit(struct ArrowSchema* schema, const char* format, const char* na
                   int with_dictionary, struct AcdError* error) {
   schema->release = NULL;
   if (format == NULL) return AcdErrorSet(error, EINVAL, "format is NULL");
+  int64_t metadata_size = AcdMetadataSize(metadata, -1, error);
+  if (metadata_size < 0) return EINVAL;
+  return AcdSchemaInitSized(schema, format, (int64_t)strlen(format), name,
+                            name == NULL ? -1 : (int64_t)strlen(name), metadata,
+                            metadata == NULL ? -1 : metadata_size, flags, n_children,
+                            with_dictionary, error);
+}
+
+int AcdSchemaInitSized(struct ArrowSchema* schema, const char* format, int64_t format_length,
+                       const char* name, int64_t name_length, const char* metadata,
+                       int64_t metadata_size, int64_t flags, int64_t n_children,
+                       int with_dictionary, struct AcdError* error) {
+  schema->release = NULL;
+  if (format == NULL || format_length < 0) return AcdErrorSet(error, EINVAL, "format is NULL");
+  if (memchr(format, '\0', (size_t)format_length) != NULL) {
+    return AcdErrorSet(error, EINVAL, "format contains a NUL byte");
+  }
+  if (name != NULL && memchr(name, '\0', (size_t)name_length) != NULL) {
+    return AcdErrorSet(error, EINVAL, "name '%s' contains a NUL byte", name);
+  }
   if (n_children < 0 || n_children > (INT32_MAX / 256)) {
     return AcdErrorSet(error, EINVAL, "n_children: expected 0 to %d, found %lld",
                        INT32_MAX / 256, (long long)n_children);
   }
-  int64_t metadata_size = AcdMetadataSize(metadata, -1, error);
-  if (metadata_size < 0) return EINVAL;
-  int64_t format_size = (int64_t)strlen(format) + 1;
-  int64_t name_size = name == NULL ? 0 : (int64_t)strlen(name) + 1;
+  if (metadata != NULL) {
+    int64_t checked = AcdMetadataSize(metadata, metadata_size, error);
+    if (checked < 0) return EINVAL;
+    if (checked != metadata_size) {
+      return AcdErrorSet(error, EINVAL, "metadata: %lld bytes, of which %lld hold its pairs",
+                         (long long)metadata_size, (long long)checked);
+    }
+  }
+  int64_t format_size = format_length + 1;
+  int64_t name_size = name == NULL ? 0 : name_length + 1;
+  if (metadata == NULL) metadata_size = 0;
 
   // Layout of the single block, each part 16-byte aligned.
   int64_t at = AcdAlignUp((int64_t)sizeof(struct AcdSchemaPrivate));
@@ -76,8 +103,9 @@ int AcdSchemaInit(struct ArrowSchema* schema, const char* format, const char* na
   private_data->children = (struct ArrowSchema*)(block + child_structs_at);
   private_data->dictionary = with_dictionary ? (struct ArrowSchema*)(block + dictionary_at) : NULL;
 
-  memcpy(block + format_at, format, (size_t)format_size);
-  if (name != NULL) memcpy(block + name_at, name, (size_t)name_size);
+  // The calloc'd block supplies the terminating NULs.
+  memcpy(block + format_at, format, (size_t)format_length);
+  if (name != NULL) memcpy(block + name_at, name, (size_t)name_length);
   if (metadata != NULL) memcpy(block + metadata_at, metadata, (size_t)metadata_size);
 
   struct ArrowSchema** children = (struct ArrowSchema**)(block + children_at);

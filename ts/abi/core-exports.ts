@@ -17,6 +17,10 @@ export interface CoreExports {
   arrayInit(array: number, length: number, nullCount: number, offset: number, nBuffers: number,
     nChildren: number, withDictionary: boolean): number;
   arrayAllocateBuffer(array: number, i: number, size: number): number;
+  flatInit(words: number, nWords: number, strings: number, nStrings: number, schema: number, array: number): number;
+  flatExport(words: number, nWords: number, strings: number, nStrings: number, arraySize: number): number;
+  flatScratch(): number;
+  flatScratchBytes(): number;
   deviceArrayInitDevice(deviceArray: number, deviceType: number, deviceId: number): void;
   schemaMove(src: number, dst: number): void;
   arrayMove(src: number, dst: number): void;
@@ -36,7 +40,8 @@ export interface CoreExports {
 }
 
 export const CORE_EXPORTS: readonly (keyof CoreExports)[] = [
-  'lastError', 'bytesAllocated', 'memorySize', 'alloc', 'free', 'schemaInit', 'arrayInit', 'arrayAllocateBuffer',
+  'lastError', 'bytesAllocated', 'memorySize', 'alloc', 'free', 'schemaInit', 'arrayInit', 'arrayAllocateBuffer', 'flatInit',
+  'flatExport', 'flatScratch', 'flatScratchBytes',
   'deviceArrayInitDevice', 'schemaMove', 'arrayMove', 'deviceArrayMove', 'schemaRelease', 'arrayRelease',
   'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap', 'lastErrorPath', 'schemaImport', 'arrayImport', 'schemaKey', 'schemaKeyBuffer',
 ];

@@ -238,6 +238,20 @@ export class Core {
     return ptr;
   }
 
+  /** Makes the trees at schema and array (0: none) from a flat descriptor (AcdFlatInit in csrc/model/model.h; ts/model/flat.ts). */
+  flatInit(words: number, nWords: number, strings: number, nStrings: number, schema: number, array: number): void {
+    this.check(this.m.flatInit(words, nWords, strings, nStrings, schema, array));
+  }
+  /** flatInit into a new ArrowSchema and a zeroed array struct of arraySize bytes, their addresses after the descriptor. */
+  flatExport(words: number, nWords: number, strings: number, nStrings: number, arraySize: number): void {
+    this.check(this.m.flatExport(words, nWords, strings, nStrings, arraySize));
+  }
+  #flatScratch: { ptr: number; bytes: number } | undefined;
+  /** The core's static area for descriptors (csrc/model/bindings.cpp). */
+  flatScratch(): { ptr: number; bytes: number } {
+    return this.#flatScratch ??= { ptr: this.m.flatScratch(), bytes: this.m.flatScratchBytes() };
+  }
+
   deviceArrayInitDevice(deviceArray: number, deviceType: number, deviceId: number): void {
     this.m.deviceArrayInitDevice(deviceArray, deviceType, deviceId);
   }

@@ -16,45 +16,72 @@ import { childFields, typeToString, type DataType, type Field, type Schema } fro
 
 // ---- apache-arrow → raw -----------------------------------------------------
 
-/** Bytes [from, from + size) of a typed array, as a view; throws when it is shorter. */
-function region(a: ArrayBufferView | undefined, from: number, size: number, what: string): Uint8Array {
+// Paths for messages ("array.children[2].buffers[1]") are joined only when a
+// message needs one: a node gets its parent's path and its step.
+export const ROOT = -1, DICTIONARY = -2;
+
+/** The path of the node at `step` (a child's index, DICTIONARY, or ROOT: the parent itself) under parent. */
+export function joinPath(parent: string, step: number): string {
+  return step === ROOT ? parent : step === DICTIONARY ? `${parent}.dictionary` : `${parent}.children[${step}]`;
+}
+
+/** Bytes [from, from + size) of a typed array, as a view; throws, naming buffer i of the node, when it is shorter. */
+function region(a: ArrayBufferView | undefined, from: number, size: number, parent: string, step: number, i: number): Uint8Array {
   if (size === 0) return new Uint8Array(0);
-  if (a === undefined || a.byteLength < from + size) {
-    throw new ArrowCDeviceError(`${what}: expected at least ${from + size} bytes, found ${a?.byteLength ?? 0}`, EINVAL, what);
-  }
+  if (a === undefined || a.byteLength < from + size) tooShort(a, from, size, parent, step, i);
   return new Uint8Array(a.buffer, a.byteOffset + from, size);
 }
 
-/** Bits [bitOffset, bitOffset + n) of a bitmap, starting at bit 0 (a copy, unused bits cleared). */
-function bits(src: Uint8Array | undefined, bitOffset: number, n: number, what: string): Uint8Array {
-  const out = new Uint8Array(Math.ceil(n / 8));
-  copyBits(src ?? new Uint8Array(0), bitOffset, n, out, 0, what);
+/** Throws: buffer i of the node needs bytes [from, from + size) of `a`, which is shorter. */
+export function tooShort(a: ArrayBufferView | undefined, from: number, size: number, parent: string, step: number, i: number): never {
+  const what = `${joinPath(parent, step)}.buffers[${i}]`;
+  throw new ArrowCDeviceError(`${what}: expected at least ${from + size} bytes, found ${a?.byteLength ?? 0}`, EINVAL, what);
+}
+
+/**
+ * Bits [bitOffset, bitOffset + n) of a bitmap (buffer i of the node), starting
+ * at bit 0, unused bits cleared: a view when they already are so (a
+ * byte-aligned start, a clear tail), else a copy.
+ */
+export function bits(src: Uint8Array | undefined, bitOffset: number, n: number, parent: string, step: number, i: number): Uint8Array {
+  const size = (n + 7) >> 3;
+  if ((bitOffset & 7) === 0 && src !== undefined && src.byteLength >= (bitOffset >> 3) + size) {
+    const at = bitOffset >> 3;
+    if ((n & 7) === 0 || (src[at + size - 1] >> (n & 7)) === 0) return src.subarray(at, at + size);
+  }
+  const out = new Uint8Array(size);
+  copyBits(src ?? new Uint8Array(0), bitOffset, n, out, 0, `${joinPath(parent, step)}.buffers[${i}]`);
   return out;
 }
 
 /** apache-arrow Data of the given type (the model's) as a raw array with offset 0; buffers are views where they can be. */
 export function fromArrowData(data: arrow.Data, type: DataType, path = 'array'): RawArray {
+  return fromData(data, type, path, ROOT);
+}
+
+/** fromArrowData of the node at `step` under the node at path `parent`. */
+export function fromData(data: arrow.Data, type: DataType, parent: string, step: number): RawArray {
   const n = data.length;
-  const nulls = hasValidity(type) ? data.nullCount : 0;
+  const validity = hasValidity(type);
+  const nulls = validity ? data.nullCount : 0;
   const buffers: (Uint8Array | null)[] = [];
-  if (hasValidity(type)) buffers.push(nulls > 0 ? bits(data.nullBitmap, data.offset, n, `${path}.buffers[0]`) : null);
+  if (validity) buffers.push(nulls > 0 ? bits(data.nullBitmap, data.offset, n, parent, step, 0) : null);
   let children: RawArray[] = [];
   let dictionary: RawArray | null = null;
-  const child = (d: arrow.Data, f: Field, i: number) => fromArrowData(d, f.type, `${path}.children[${i}]`);
 
   switch (type.kind) {
     case 'null':
       return { type, length: n, nullCount: n, offset: 0, buffers: [], children: [], dictionary: null };
     case 'bool':
-      buffers.push(bits(data.values as Uint8Array, data.offset, n, `${path}.buffers[1]`));
+      buffers.push(bits(data.values as Uint8Array, data.offset, n, parent, step, 1));
       break;
     case 'binary': case 'utf8': case 'large_binary': case 'large_utf8': {
-      const { offsets, first, last } = rebasedOffsets(data, n, offsetWidth(type) as 4 | 8, path);
-      buffers.push(offsets, region(data.values, first, last - first, `${path}.buffers[2]`));
+      const { offsets, first, last } = rebasedOffsets(data, n, offsetWidth(type) as 4 | 8, parent, step);
+      buffers.push(offsets, region(data.values, first, last - first, parent, step, 2));
       break;
     }
     case 'binary_view': case 'utf8_view': {
-      buffers.push(region(data.values, 0, n * 16, `${path}.buffers[1]`));
+      buffers.push(region(data.values, 0, n * 16, parent, step, 1));
       const sizes = new BigInt64Array(data.variadicBuffers.length);
       data.variadicBuffers.forEach((b, i) => {
         buffers.push(b);
@@ -64,35 +91,43 @@ export function fromArrowData(data: arrow.Data, type: DataType, path = 'array'):
       break;
     }
     case 'list': case 'large_list': case 'map': {
-      const { offsets, first, last } = rebasedOffsets(data, n, offsetWidth(type) as 4 | 8, path);
+      const { offsets, first, last } = rebasedOffsets(data, n, offsetWidth(type) as 4 | 8, parent, step);
       buffers.push(offsets);
       const values = data.children[0];
       const used = first === 0 && values.length === last ? values : values.slice(first, last - first);
-      children = [child(used, type.kind === 'map' ? type.entries : type.child, 0)];
+      children = [fromData(used, (type.kind === 'map' ? type.entries : type.child).type, joinPath(parent, step), 0)];
       break;
     }
     case 'fixed_size_list':
-      children = [child(data.children[0], type.child, 0)];
+      children = [fromData(data.children[0], type.child.type, joinPath(parent, step), 0)];
       break;
-    case 'struct':
-      children = type.children.map((f, i) => child(data.children[i], f, i));
-      break;
-    case 'union':
-      buffers.push(region(data.typeIds, 0, n, `${path}.buffers[0]`));
-      if (type.mode === 'dense') buffers.push(region(data.valueOffsets, 0, n * 4, `${path}.buffers[1]`));
-      children = type.children.map((f, i) => child(data.children[i], f, i));
-      break;
-    case 'dictionary': {
-      buffers.push(region(data.values, 0, n * byteWidth(type), `${path}.buffers[1]`));
-      const values = data.dictionary;
-      if (values === undefined) throw new ArrowCDeviceError(`${path}: dictionary-encoded data without a dictionary`, EINVAL, path);
-      dictionary = dictionaryOf(values, type.valueType, `${path}.dictionary`);
+    case 'struct': case 'union': {
+      if (type.kind === 'union') {
+        buffers.push(region(data.typeIds, 0, n, parent, step, 0));
+        if (type.mode === 'dense') buffers.push(region(data.valueOffsets, 0, n * 4, parent, step, 1));
+      }
+      const path = joinPath(parent, step);
+      const fields = type.children;
+      children = new Array<RawArray>(fields.length);
+      for (let i = 0; i < fields.length; i++) children[i] = fromData(data.children[i], fields[i].type, path, i);
       break;
     }
-    case 'list_view': case 'large_list_view': case 'run_end_encoded':
+    case 'dictionary': {
+      buffers.push(region(data.values, 0, n * byteWidth(type), parent, step, 1));
+      const values = data.dictionary;
+      if (values === undefined) {
+        const path = joinPath(parent, step);
+        throw new ArrowCDeviceError(`${path}: dictionary-encoded data without a dictionary`, EINVAL, path);
+      }
+      dictionary = dictionaryOf(values, type.valueType, joinPath(joinPath(parent, step), DICTIONARY));
+      break;
+    }
+    case 'list_view': case 'large_list_view': case 'run_end_encoded': {
+      const path = joinPath(parent, step);
       throw new ArrowCDeviceError(`${path}: ${typeToString(type)} data cannot come from apache-arrow`, ENOSYS, path);
+    }
     default:
-      buffers.push(region(data.values, 0, n * byteWidth(type), `${path}.buffers[1]`));
+      buffers.push(region(data.values, 0, n * byteWidth(type), parent, step, 1));
   }
   return { type, length: n, nullCount: nulls, offset: 0, buffers, children, dictionary };
 }
@@ -105,20 +140,20 @@ export function fromArrowData(data: arrow.Data, type: DataType, path = 'array'):
  * dictionaries are joined too, indices shifted.
  */
 function dictionaryOf(values: arrow.Vector, type: DataType, path: string): RawArray {
-  const chunks = values.data.map((d, i) => fromArrowData(d, type, values.data.length === 1 ? path : `${path}.chunks[${i}]`));
+  const chunks = values.data.map((d, i) => fromData(d, type, values.data.length === 1 ? path : `${path}.chunks[${i}]`, ROOT));
   if (chunks.length === 1) return chunks[0]!;
   if (chunks.length === 0) throw new ArrowCDeviceError(`${path}: a dictionary Vector with no chunks`, EINVAL);
   return concatRaws(chunks, path, 'join');
 }
 
-/** n + 1 offsets starting at 0: a view when they already do, else a rebased copy. */
-function rebasedOffsets(data: arrow.Data, n: number, width: 4 | 8, path: string): { offsets: Uint8Array; first: number; last: number } {
+/** n + 1 offsets starting at 0 (buffer 1 of the node): a view when they already do, else a rebased copy. */
+export function rebasedOffsets(data: arrow.Data, n: number, width: 4 | 8, parent: string, step: number): { offsets: Uint8Array; first: number; last: number } {
   const all = data.valueOffsets as Int32Array | BigInt64Array | undefined;
   // A zero-length array may come with no offsets (IPC files of Arrow 0.14);
   // the C interface still wants one.
   if (n === 0 && (all === undefined || all.length === 0)) return { offsets: new Uint8Array(width), first: 0, last: 0 };
   if (all === undefined || all.length < n + 1) {
-    throw new ArrowCDeviceError(`${path}.buffers[1]: expected ${n + 1} offsets, found ${all?.length ?? 0}`, EINVAL);
+    throw new ArrowCDeviceError(`${joinPath(parent, step)}.buffers[1]: expected ${n + 1} offsets, found ${all?.length ?? 0}`, EINVAL);
   }
   const used = all.subarray(0, n + 1);
   const first = Number(used[0]);

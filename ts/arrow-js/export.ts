@@ -12,6 +12,7 @@ import type { ExportedArray, ExportedSchema } from '../exchange/handles.js';
 import { writeRaw } from '../model/raw.js';
 import { recordBatchField, type DataType, type Field, type Schema } from '../model/types.js';
 import { fromArrowData } from './arrow-data.js';
+import { arrowWriter } from './arrow-describe.js';
 import { fromArrowBatch, fromArrowField, fromArrowSchema } from './arrow-types.js';
 
 /**
@@ -39,7 +40,7 @@ export function batchField(batch: arrow.RecordBatch): Field {
  */
 export function exportData(core: Core, data: arrow.Data, field: Field, struct: 'ArrowArray' | 'ArrowDeviceArray',
   onto?: (schema: number, array: number) => void): ExportedArray {
-  return exportWith(core, field, struct, (ptr) => writeArray(core, ptr, data, field.type), onto);
+  return exportWith(core, field, struct, arrowWriter(data, field.type), onto);
 }
 
 /** Exports a record batch as a struct ArrowArray with its ArrowSchema (`into` another module's memory). */

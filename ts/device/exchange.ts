@@ -16,7 +16,8 @@ import type { ExportedArray, Imported, ImportedSchema } from '../exchange/handle
 import { importArray, rawReader, withSchema, type Reader } from '../exchange/import.js';
 import { IMPORT_OPTION_KEYS, type ImportOptions, type RawImport } from '../exchange/options.js';
 import { constants } from '../abi/generated/layout.js';
-import { writeRaw, type RawArray } from '../model/raw.js';
+import { rawWriter } from '../model/flat.js';
+import type { RawArray } from '../model/raw.js';
 import { writeSchema } from '../model/schema.js';
 import type { Field } from '../model/types.js';
 import { deviceName, parseDevice, type Device, type DeviceSpec } from './device.js';
@@ -71,7 +72,7 @@ export function exportDeviceBatch(core: Core, batch: arrow.RecordBatch, options:
 export function exportDeviceRaw(core: Core, field: Field, raw: RawArray, options: DeviceExportOptions = {}): ExportedArray {
   const device = parseDevice(options.device ?? 'cpu');
   if (options.into !== undefined) return exportInto(cpuOnly(options.into, device), field, raw, 'ArrowDeviceArray');
-  return exportWith(core, field, 'ArrowDeviceArray', (ptr) => writeRaw(core, ptr, raw), ontoDevice(core, device));
+  return exportWith(core, field, 'ArrowDeviceArray', rawWriter(raw), ontoDevice(core, device));
 }
 
 /** Another module's memory holds CPU arrays only (the simulated devices are the core's). */

@@ -9,7 +9,8 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import type { ForeignModule } from '../foreign/module.js';
 import { constants } from '../abi/generated/layout.js';
-import { writeRaw, type RawArray } from '../model/raw.js';
+import { exportFlat, rawWriter, type ArrayWriter } from '../model/flat.js';
+import type { RawArray } from '../model/raw.js';
 import { writeSchema } from '../model/schema.js';
 import type { Field } from '../model/types.js';
 import { ExportedArray, ExportedSchema } from './handles.js';
@@ -28,28 +29,27 @@ export function exportField(core: Core, field: Field): ExportedSchema {
 }
 
 /**
- * Exports field as an ArrowSchema and, with `write`, the array as an
- * ArrowArray or an ArrowDeviceArray on the CPU; `onto` (devices) may then
- * move the device array elsewhere in place, releasing it on failure.
+ * Exports field as an ArrowSchema and the array `write` describes (a raw
+ * array: rawWriter; apache-arrow data: arrowWriter) as an ArrowArray or an
+ * ArrowDeviceArray on the CPU, both trees and their base structs in one call
+ * into the core (exportFlat); `onto` (devices) may then move the device array elsewhere in
+ * place, releasing it on failure.
  */
 export function exportWith(core: Core, field: Field, struct: 'ArrowArray' | 'ArrowDeviceArray',
-  write: (ptr: number) => void, onto?: (schema: number, array: number) => void): ExportedArray {
-  const schema = core.alloc(core.structs.size('ArrowSchema'));
-  const array = core.alloc(core.structs.size(struct));
-  let written = false;
-  try {
-    writeSchema(core, schema, field);
-    written = true;
-    write(struct === 'ArrowDeviceArray' ? array + core.structs.offsetOf('ArrowDeviceArray', 'array') : array);
-    if (struct === 'ArrowDeviceArray') {
+  write: ArrayWriter, onto?: (schema: number, array: number) => void): ExportedArray {
+  const [schema, array] = exportFlat(core, field, write, core.structs.size(struct));
+  if (struct === 'ArrowDeviceArray') {
+    try {
       core.deviceArrayInitDevice(array, constants.ARROW_DEVICE_CPU, -1);
       onto?.(schema, array);
+    } catch (e) {
+      // onto releases the array when it fails; releasing a released struct does nothing.
+      core.space.release('ArrowArray', array);
+      core.space.release('ArrowSchema', schema);
+      core.free(schema);
+      core.free(array);
+      throw e;
     }
-  } catch (e) {
-    if (written) core.space.release('ArrowSchema', schema);
-    core.free(schema);
-    core.free(array);
-    throw e;
   }
   return new ExportedArray(core, schema, array, struct);
 }
@@ -60,7 +60,7 @@ export function exportWith(core: Core, field: Field, struct: 'ArrowArray' | 'Arr
  */
 export function exportRaw(core: Core, field: Field, raw: RawArray, into?: ForeignModule): ExportedArray {
   if (into !== undefined) return exportInto(into, field, raw, 'ArrowArray');
-  return exportWith(core, field, 'ArrowArray', (ptr) => writeRaw(core, ptr, raw));
+  return exportWith(core, field, 'ArrowArray', rawWriter(raw));
 }
 
 /** Exports a field as an ArrowSchema in another module's memory. */

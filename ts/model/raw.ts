@@ -2,12 +2,13 @@
 // described by the project's type model, with no apache-arrow involved. This
 // is the lossless path (types apache-arrow lacks included), and the common
 // ground of every conversion: apache-arrow ↔ raw (arrow-data.ts), integration
-// JSON ↔ raw (json/), and raw ↔ C structs (here).
+// JSON ↔ raw (json/), and raw ↔ C structs (here; written through flat.ts).
 
 import type { AddressSpace } from '../abi/address-space.js';
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, layoutName } from '../abi/errors.js';
 import type { StructReader } from '../abi/structs.js';
+import { isDetached, writeFlat } from './flat.js';
 import type { DataType } from './types.js';
 
 /**
@@ -329,60 +330,16 @@ function readNode(r: TreeReader, ptr: number, type: DataType, path: Path): RawAr
 
 // ---- raw → C --------------------------------------------------------------
 
-/** Buffers of a raw tree that are views of wasm memory: their [address, size]. */
-type MemoryViews = Map<Uint8Array, readonly [number, number]>;
-
 /**
  * Initializes the ArrowArray at ptr (its old content is ignored) with a copy
- * of raw: one allocation per buffer, owned by the array. On success the struct
- * owns everything (its release frees it); on failure nothing stays allocated
- * and the struct is released. Buffers that are views of this core's memory
- * (zero-copy imports) are copied correctly even when an allocation grows it.
+ * of raw: one allocation per buffer, owned by the array, all made in one call
+ * into the core (flat.ts). On success the struct owns everything (its release
+ * frees it); on failure nothing stays allocated and the struct is released.
+ * Buffers that are views of this core's memory (zero-copy imports) are copied
+ * correctly even when an allocation grows it.
  */
 export function writeRaw(core: Core, ptr: number, raw: RawArray): void {
-  const views: MemoryViews = new Map();
-  collectMemoryViews(raw, core.memory.buffer, views);
-  writeNode(core, ptr, raw, 'array', views);
+  writeFlat(core, 0, null, ptr, raw);
 }
 
-function collectMemoryViews(raw: RawArray, memory: ArrayBufferLike, out: MemoryViews): void {
-  for (const b of raw.buffers) if (b !== null && b.buffer === memory) out.set(b, [b.byteOffset, b.byteLength]);
-  raw.children.forEach((c) => collectMemoryViews(c, memory, out));
-  if (raw.dictionary !== null) collectMemoryViews(raw.dictionary, memory, out);
-}
-
-function writeNode(core: Core, ptr: number, raw: RawArray, path: string, views: MemoryViews): void {
-  core.arrayInit(ptr, raw.length, raw.nullCount, raw.offset, raw.buffers.length, raw.children.length, raw.dictionary !== null);
-  try {
-    raw.buffers.forEach((b, i) => {
-      if (b === null) return;
-      const view = views.get(b);
-      const size = view === undefined ? b.byteLength : view[1];
-      const at = core.arrayAllocateBuffer(ptr, i, size);
-      const heap = core.bytes;
-      if (view !== undefined) {
-        heap.copyWithin(at, view[0], view[0] + size);
-      } else {
-        if (isDetached(b)) throw new ArrowCDeviceError(`${path}.buffers[${i}]: the source buffer is detached`, EINVAL, `${path}.buffers[${i}]`);
-        heap.set(b, at);
-      }
-    });
-    const s = core.structs;
-    const childArray = s.ptr('ArrowArray', ptr, 'children');
-    raw.children.forEach((c, i) => writeNode(core, s.ptrAt(childArray + i * s.layout.pointerSize), c, `${path}.children[${i}]`, views));
-    if (raw.dictionary !== null) writeNode(core, s.ptr('ArrowArray', ptr, 'dictionary'), raw.dictionary, `${path}.dictionary`, views);
-  } catch (e) {
-    core.arrayRelease(ptr);
-    throw e;
-  }
-}
-
-/** Whether the buffer under a view was detached (no view of it can be made any more). */
-export function isDetached(b: ArrayBufferView): boolean {
-  try {
-    new Uint8Array(b.buffer, 0, 0);
-    return false;
-  } catch {
-    return true;
-  }
-}
+export { isDetached };

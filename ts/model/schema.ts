@@ -1,12 +1,13 @@
 // ArrowSchema trees ↔ the type model (Field): reading one from any address
-// space, and writing one into the core's memory, where the C core allocates
-// and owns everything (its release frees it).
+// space, and writing one into the core's memory (through flat.ts), where the
+// C core allocates and owns everything (its release frees it).
 
 import type { Core } from '../abi/core.js';
 import type { StructReader } from '../abi/structs.js';
-import { flagsOf, formatOf, typeFromFormat } from './format.js';
-import { decodeMetadataAt, encodeMetadata, MAX_METADATA_BYTES, type MetadataBudget } from './metadata.js';
-import { childFields, type Field } from './types.js';
+import { writeFlat } from './flat.js';
+import { typeFromFormat } from './format.js';
+import { decodeMetadataAt, MAX_METADATA_BYTES, type MetadataBudget } from './metadata.js';
+import type { Field } from './types.js';
 
 /**
  * Reads a validated ArrowSchema tree, decoding at most MAX_METADATA_BYTES of metadata in all its nodes.
@@ -43,23 +44,5 @@ export function readField(s: StructReader, ptr: number, path = 'schema', budget:
  * nothing stays allocated and the struct is released.
  */
 export function writeSchema(core: Core, ptr: number, field: Field): void {
-  const { type } = field;
-  const children = childFields(type);
-  const dictionary = type.kind === 'dictionary' ? type : null;
-  core.schemaInit(ptr, formatOf(type), field.name, encodeMetadata(field.metadata), flagsOf(field),
-    children.length, dictionary !== null);
-  try {
-    const s = core.structs;
-    const childArray = s.ptr('ArrowSchema', ptr, 'children');
-    for (let i = 0; i < children.length; i++) {
-      writeSchema(core, s.ptrAt(childArray + i * s.layout.pointerSize), children[i]);
-    }
-    if (dictionary !== null) {
-      const value: Field = { name: '', type: dictionary.valueType, nullable: true, metadata: null };
-      writeSchema(core, s.ptr('ArrowSchema', ptr, 'dictionary'), value);
-    }
-  } catch (e) {
-    core.schemaRelease(ptr);
-    throw e;
-  }
+  writeFlat(core, ptr, field, 0, null);
 }

@@ -1,0 +1,79 @@
+// apache-arrow Data written straight into an export's flat descriptor
+// (ts/model/flat.ts): the common types (fixed width, bool, binary and utf8,
+// structs) with no raw array in between and no view made of a buffer that
+// is copied whole; every other type through fromArrowData. The result is the
+// descriptor fromArrowData's raw array would give, word for word
+// (test/export-flat.test.ts compares them).
+
+import type * as arrow from 'apache-arrow';
+import type { ArrayWriter, Descriptor } from '../model/flat.js';
+import { byteWidth, offsetWidth } from '../model/raw.js';
+import type { DataType } from '../model/types.js';
+import { bits, fromData, joinPath, rebasedOffsets, ROOT, tooShort } from './arrow-data.js';
+
+/** The writer of apache-arrow data of the given type (the model's). */
+export function arrowWriter(data: arrow.Data, type: DataType): ArrayWriter {
+  return (d) => describe(d, data, type, 'array', ROOT);
+}
+
+/** Appends the nodes of `data` (at `step` under the node at path `parent`). */
+function describe(d: Descriptor, data: arrow.Data, type: DataType, parent: string, step: number): void {
+  const n = data.length;
+  switch (type.kind) {
+    case 'int': case 'float': case 'decimal': case 'date': case 'time': case 'timestamp': case 'duration':
+    case 'interval': case 'fixed_size_binary': {
+      const nulls = data.nullCount;
+      const k = d.node(n, nulls, 0, 2, 0, false);
+      validity(d, k, data, n, nulls, parent, step);
+      take(d, k, 1, data.values, 0, n * byteWidth(type), parent, step);
+      return;
+    }
+    case 'bool': {
+      const nulls = data.nullCount;
+      const k = d.node(n, nulls, 0, 2, 0, false);
+      validity(d, k, data, n, nulls, parent, step);
+      const values = bits(data.values as Uint8Array, data.offset, n, parent, step, 1);
+      d.buffer(k, 1, values, 0, values.byteLength);
+      return;
+    }
+    case 'binary': case 'utf8': case 'large_binary': case 'large_utf8': {
+      const nulls = data.nullCount;
+      const k = d.node(n, nulls, 0, 3, 0, false);
+      validity(d, k, data, n, nulls, parent, step);
+      const { offsets, first, last } = rebasedOffsets(data, n, offsetWidth(type) as 4 | 8, parent, step);
+      d.buffer(k, 1, offsets, 0, offsets.byteLength);
+      take(d, k, 2, data.values, first, last - first, parent, step);
+      return;
+    }
+    case 'struct': {
+      const nulls = data.nullCount;
+      const fields = type.children;
+      const k = d.node(n, nulls, 0, 1, fields.length, false);
+      validity(d, k, data, n, nulls, parent, step);
+      const path = joinPath(parent, step);
+      for (let i = 0; i < fields.length; i++) describe(d, data.children[i], fields[i].type, path, i);
+      return;
+    }
+    default:
+      d.array(fromData(data, type, parent, step));
+  }
+}
+
+/** Buffer 0 of the node at k: NULL without nulls, else the validity bits from bit 0. */
+function validity(d: Descriptor, k: number, data: arrow.Data, n: number, nulls: number, parent: string, step: number): void {
+  if (nulls <= 0) {
+    d.nullBuffer(k, 0);
+    return;
+  }
+  const bitmap = bits(data.nullBitmap, data.offset, n, parent, step, 0);
+  d.buffer(k, 0, bitmap, 0, bitmap.byteLength);
+}
+
+/** Buffer i of the node at k: bytes [from, from + size) of `a`; throws when it is shorter. */
+function take(d: Descriptor, k: number, i: number, a: ArrayBufferView | undefined, from: number, size: number,
+  parent: string, step: number): void {
+  if (size !== 0 && (a === undefined || a.byteLength < from + size)) tooShort(a, from, size, parent, step, i);
+  d.buffer(k, i, a ?? EMPTY, from, size);
+}
+
+const EMPTY = new Uint8Array(0);
