@@ -5,7 +5,8 @@
 
 import * as arrow from 'apache-arrow';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
-import { fromArrowData, vectorOf } from '../arrow-js/arrow-data.js';
+import { fromArrowData } from '../arrow-js/arrow-data.js';
+import { vectorOf } from '../arrow-js/builders.js';
 import { fromArrowSchema } from '../arrow-js/arrow-types.js';
 import { fixtureCases } from '../fixtures/cases.js';
 import type { RawArray } from '../model/raw.js';
