@@ -78,14 +78,17 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
         // The memcpy floors: all buffer bytes into wasm memory, and out into a new ArrayBuffer.
         const at = scratch.get('memcpy', all.length);
         t.repeat('floor.memcpyIn', () => acd.core.bytes.set(all, at));
-        t.repeat('floor.memcpyOut', () => view().slice(at, at + all.length));
+        // The copies are kept until the step ends, as an import's are (a dropped one's memory would be reused by the next).
+        const kept: ArrayBuffer[] = [];
+        t.repeat('floor.memcpyOut', () => kept.push(view().slice(at, at + all.length)));
       },
       ...(foreign === null ? [] : [
         (t: Timer) => {
           // The same slice out of the other module's memory: the floor of a copy { from } it.
           const there = foreignScratch!.get('memcpy', all.length);
           foreign.core.core.bytes.set(all, there);
-          t.repeat('floor.foreignMemcpyOut', () => (foreign.core.memory.buffer as ArrayBuffer).slice(there, there + all.length));
+          const kept: ArrayBuffer[] = [];
+          t.repeat('floor.foreignMemcpyOut', () => kept.push((foreign.core.memory.buffer as ArrayBuffer).slice(there, there + all.length)));
         },
       ]),
       (t) => {
@@ -206,12 +209,13 @@ function ffiFresh(acd: ArrowCDevice, ffi: Ffi, set: BenchSet, t: Timer, copy: bo
     for (let r = 0; r < reps + warm; r++) exported.push(set.batches.map((b) => acd.exportBatch(b)));
     const parse = (e: ExportedArray[]) => ffi.parseTable(acd.memory.buffer as ArrayBuffer, e.map((x) => x.array), e[0].schema, copy);
     if (warm) parse(exported[0]);
-    const table = t.run(name, () => {
-      let last = parse(exported[warm]);
-      for (let r = warm + 1; r < exported.length; r++) last = parse(exported[r]);
-      return last;
+    // Every table kept until the end, as this library's imports are (a reader keeps what it read;
+    // dropping each at once would let the collector reuse its memory for the next).
+    const tables: arrow.Table[] = [];
+    t.run(name, () => {
+      for (let r = warm; r < exported.length; r++) tables.push(parse(exported[r]));
     }, reps);
-    if (check) checkSame(set, table.batches, `arrow-js-ffi (${copy ? 'copy' : 'view'})`);
+    if (check) checkSame(set, tables[0]!.batches, `arrow-js-ffi (${copy ? 'copy' : 'view'})`);
   } finally {
     exported.flat().forEach((e) => e.release());
   }
