@@ -108,4 +108,24 @@ describe('copy-mode import', () => {
       e.release();
     }
   });
+
+  test('a batch of more than 16 MiB: each buffer its own copy', () => {
+    mark();
+    const n = 2_500_000; // two 8-byte columns: 40 MB
+    const batch = new arrow.Table({
+      x: arrow.makeVector(Float64Array.from({ length: n }, (_, i) => i * 0.5)),
+      y: arrow.makeVector(BigInt64Array.from({ length: n }, (_, i) => BigInt(i) - 7n)),
+    }).batches[0]!;
+    const e = acd.exportBatch(batch);
+    const imported = acd.importBatch(e.schema, e.array, { mode: 'copy' });
+    e.release();
+    const [x, y] = imported.value.data.children.map((c) => c.values as Float64Array | BigInt64Array);
+    expect(x!.buffer).not.toBe(y!.buffer);
+    expect(x!.buffer.byteLength).toBe(n * 8);
+    for (const i of [0, 1, n >> 1, n - 1]) {
+      expect(imported.value.getChildAt(0)!.get(i)).toBe(i * 0.5);
+      expect(imported.value.getChildAt(1)!.get(i)).toBe(BigInt(i) - 7n);
+    }
+    imported.release();
+  });
 });

@@ -193,8 +193,9 @@ export function readRaw(space: Pick<AddressSpace, 'structs'>, ptr: number, type:
  * A raw tree read as views, with every buffer copied out of memory in one
  * allocation: one slice of the range that holds them all when they lie close
  * together and 8-byte aligned (as a producer's allocations mostly do), else
- * each copied to an 8-byte aligned place of one new buffer. A buffer per
- * copy would make an allocation, and often page faults, per buffer.
+ * each copied to an 8-byte aligned place of one new buffer. An allocation
+ * per buffer costs more than the copy for the small buffers of a small
+ * batch; past ONE_ALLOCATION_LIMIT bytes each buffer is sliced on its own.
  */
 function copied(raw: RawArray): RawArray {
   const views: Uint8Array[] = [];
@@ -212,6 +213,10 @@ function copied(raw: RawArray): RawArray {
   }
   const memory = views[0]!.buffer;
   const places = new Map<Uint8Array, Uint8Array>();
+  if (total > ONE_ALLOCATION_LIMIT) {
+    for (const v of views) places.set(v, v.slice());
+    return withBuffers(raw, places);
+  }
   // A shared memory's slice would be shared too: those are copied into a new buffer.
   if (aligned && hi - lo <= 2 * total + 4096 && memory instanceof ArrayBuffer) {
     const copy = memory.slice(lo, hi);
@@ -229,6 +234,14 @@ function copied(raw: RawArray): RawArray {
   }
   return withBuffers(raw, places);
 }
+
+/**
+ * Above this, each buffer gets an allocation of its own: an allocator maps
+ * very large blocks fresh from the system each time (glibc's malloc above
+ * 32 MiB), so one block of all of a large batch's buffers would pay page faults
+ * on every byte, where buffers of a few MiB each reuse memory freed before.
+ */
+const ONE_ALLOCATION_LIMIT = 16 << 20;
 
 /** The buffers of a tree that are views of memory (empty ones are not). */
 function collectViews(raw: RawArray, out: Uint8Array[]): void {
