@@ -156,7 +156,11 @@ export type Reader<T> = (schema: ImportedSchema, ptr: number, mode: ImportMode, 
  * Ownership: the handle owns the moved struct; the caller must call `release()` (or use `using`). Passing it to an import in place of a schema address borrows it: it stays the caller's.
  */
 export class ImportedSchema extends Handle {
-  /** The schema as a field (a record batch's: a struct whose children are the columns). */
+  /**
+   * The schema as a field (a record batch's: a struct whose children are the
+   * columns). Frozen, and the same object for every import of an equal schema
+   * tree (same formats, names, flags, children, dictionaries and metadata).
+   */
   readonly field: Field;
 
   /** The moved struct's address, in the core's memory. */
