@@ -195,7 +195,7 @@ function firstBadOffset32(at: Int32Array, from: number, to: number, limit: numbe
   return i;
 }
 
-/** firstBadOffset32 over 64-bit offsets read as numbers. */
+/** firstBadOffset32 over 64-bit offsets read as numbers: the same loop on purpose, one typed array class per function. */
 function firstBadOffset(at: Float64Array, from: number, to: number, limit: number): number {
   let i = from;
   for (let previous = 0; i <= to; i++) {
