@@ -306,12 +306,14 @@ export class Core {
 
   /**
    * The key of the validated schema tree at ptr (csrc/model/schema_key.c):
-   * equal keys, equal trees. A view of core memory, valid until the next call.
+   * equal keys, equal trees. A view of core memory, valid until the next
+   * call; null when it is longer than maxSize bytes (then it is not copied out).
    */
-  schemaKey(ptr: number): Uint8Array {
+  schemaKey(ptr: number, maxSize: number): Uint8Array | null {
     this.#keyBuffer ??= this.m.schemaKeyBuffer();
     const size = this.m.schemaKey(ptr, 0, 0);
     if (size <= KEY_BUFFER_SIZE) return new Uint8Array(this.memory.buffer, this.#keyBuffer, size);
+    if (size > maxSize) return null;
     const out = this.alloc(size);
     try {
       this.m.schemaKey(ptr, out, size);

@@ -33,8 +33,8 @@ let keyBytes = 0;
  * cached, frozen).
  */
 export function readSchemaField(core: Core, ptr: number): Field {
-  const bytes = core.schemaKey(ptr);
-  if (bytes.length > MAX_CACHED_KEY || bytes.byteOffset % 4 !== 0) return readField(core.structs, ptr);
+  const bytes = core.schemaKey(ptr, MAX_CACHED_KEY);
+  if (bytes === null || bytes.byteOffset % 4 !== 0) return readField(core.structs, ptr);
   const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
   const hash = hashWords(words);
   const hit = cache.get(hash);
