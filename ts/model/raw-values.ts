@@ -12,7 +12,7 @@
 //   map → [key, value] pairs; union → {typeId, value}, null when the child's
 //   slot is null; run-end encoded → the run's value; dictionary → the value.
 
-import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
+import { ArrowCDeviceError, EINVAL, EOVERFLOW } from '../abi/errors.js';
 import type { RawArray } from './raw.js';
 import { typesEqual, typeToString, type DataType } from './types.js';
 
@@ -72,6 +72,8 @@ const HEX_CODES = new TextEncoder().encode('0123456789ABCDEF');
 /** Each byte's two hex digits as one 16-bit word, first digit in the low byte (JS engines are little-endian, as wasm is). */
 const HEX_PAIRS = Uint16Array.from({ length: 256 }, (_, b) => HEX_CODES[b >> 4]! | (HEX_CODES[b & 15]! << 8));
 const ASCII = new TextDecoder('latin1');
+/** V8's String::kMaxLength on 64-bit (the other engines allow longer strings). */
+const MAX_STRING_LENGTH = 2 ** 29 - 24;
 
 /**
  * Bytes as uppercase hex: one 16-bit write per byte into one array, decoded
@@ -79,6 +81,11 @@ const ASCII = new TextDecoder('latin1');
  * take seconds: 135 MB took 4.7 s, now 1.3 s).
  */
 export function toHex(bytes: Uint8Array): string {
+  // Past the longest string V8 makes: the library's error (a join threw a
+  // RangeError there; Node's latin1 TextDecoder aborts the process instead).
+  if (bytes.length * 2 > MAX_STRING_LENGTH) {
+    throw new ArrowCDeviceError(`a binary value of ${bytes.length} bytes is too long to write as a hex string (at most ${MAX_STRING_LENGTH / 2} bytes)`, EOVERFLOW);
+  }
   const pairs = new Uint16Array(bytes.length);
   for (let i = 0; i < bytes.length; i++) pairs[i] = HEX_PAIRS[bytes[i]!]!;
   return ASCII.decode(new Uint8Array(pairs.buffer));
