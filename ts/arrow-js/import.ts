@@ -98,7 +98,8 @@ export function batchReader(options: ImportOptions): Reader<arrow.RecordBatch> {
   return (s, ptr, mode, space) => {
     const types = arrowTypesOrNull(s.field, options.convert);
     const data = readData(space, ptr, s.field.type, mode, options.convert, options.validate === 'full', types?.type);
-    return buildArrow('array', () => toBatch(s, data, types?.schema ?? null, options.convert));
+    // types is null only when toArrowData would have refused the type: built again here, it throws the same.
+    return buildArrow('array', () => toBatch(s, data, (types ?? arrowTypesOf(s.field, options.convert)).schema));
   };
 }
 
@@ -122,9 +123,9 @@ export function importVector(core: Core, schema: number | ImportedSchema, array:
 }
 
 /** apache-arrow's record batch for an imported struct array and its schema. */
-function toBatch(s: ImportedSchema, data: arrow.Data, built: arrow.Schema | null, convert: readonly Conversion[] = []): arrow.RecordBatch {
+function toBatch(s: ImportedSchema, data: arrow.Data, schema: arrow.Schema | null): arrow.RecordBatch {
   if (data.nullCount > 0) throw new ArrowCDeviceError('array: a record batch cannot have top-level nulls', EINVAL);
-  const { fields, metadata } = s.schema;
-  const schema = built ?? toArrowSchema({ fields: fields.map((f) => ({ ...f, type: convertedType(f.type, convert) })), metadata });
-  return toRecordBatch(schema, data as arrow.Data<arrow.Struct>);
+  // The getter throws unless the schema is a struct (a record batch's), whose apache-arrow Schema `schema` then is.
+  s.schema;
+  return toRecordBatch(schema!, data as arrow.Data<arrow.Struct>);
 }
