@@ -14,10 +14,15 @@ int SchemaValidate(uintptr_t schema) {
   return AcdSchemaValidate(AcdPtr<const ArrowSchema>(schema), &acd_last_error);
 }
 
+// A level from JS must be checked before it is cast to the enum (a value outside
+// the enum's range is undefined behaviour in C++): ACD_OK or EINVAL.
+int CheckLevel(int level) {
+  if (level >= ACD_VALIDATION_NONE && level <= ACD_VALIDATION_FULL) return ACD_OK;
+  return AcdErrorSet(&acd_last_error, EINVAL, "validation level: expected 0 to 3, found %d", level);
+}
+
 int ArrayValidate(uintptr_t schema, uintptr_t array, int level, bool schema_valid) {
-  if (level < ACD_VALIDATION_NONE || level > ACD_VALIDATION_FULL) {
-    return AcdErrorSet(&acd_last_error, EINVAL, "validation level: expected 0 to 3, found %d", level);
-  }
+  if (int code = CheckLevel(level); code != ACD_OK) return code;
   auto validate = schema_valid ? &AcdArrayValidateWithValidSchema : &AcdArrayValidate;
   return validate(AcdPtr<const ArrowSchema>(schema), AcdPtr<const ArrowArray>(array),
                   static_cast<AcdValidationLevel>(level), &acd_last_error);
@@ -31,10 +36,8 @@ double SchemaImport(uintptr_t src) {
 }
 
 double ArrayImport(uintptr_t schema, uintptr_t src, int level, bool schema_valid) {
-  if (level < ACD_VALIDATION_NONE || level > ACD_VALIDATION_FULL) {
-    return -AcdErrorSet(&acd_last_error, EINVAL, "validation level: expected 0 to 3, found %d", level);
-  }
-  int code = ACD_OK;
+  int code = CheckLevel(level);
+  if (code != ACD_OK) return -code;
   ArrowArray* own = AcdArrayImport(AcdPtr<const ArrowSchema>(schema), AcdPtr<ArrowArray>(src),
                                    static_cast<AcdValidationLevel>(level), schema_valid, &code,
                                    &acd_last_error);
