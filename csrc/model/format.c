@@ -299,8 +299,8 @@ static int AcdParseNested(const char* format, struct AcdFormat* out, const char*
 int AcdFormatParse(const char* format, struct AcdFormat* out, struct AcdError* error) {
   if (format == NULL) return AcdErrorSet(error, EINVAL, "format is NULL");
 
-  struct AcdFormat parsed;
-  memset(&parsed, 0, sizeof(parsed));
+  struct AcdFormat parsed;  // zeroed up to the type ids, most of its bytes, which only a union fills
+  memset(&parsed, 0, offsetof(struct AcdFormat, type_ids));
   const char* rest = format + 1;
   int code = ACD_OK;
 
@@ -393,6 +393,8 @@ int AcdFormatParse(const char* format, struct AcdFormat* out, struct AcdError* e
                           (int)(rest - format), format, rest);
   }
 
-  if (out != NULL) *out = parsed;
+  if (out == NULL) return ACD_OK;
+  memcpy(out, &parsed, offsetof(struct AcdFormat, type_ids));  // model.h has stddef.h
+  memcpy(out->type_ids, parsed.type_ids, (size_t)parsed.n_type_ids);
   return ACD_OK;
 }

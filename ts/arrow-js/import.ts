@@ -13,6 +13,7 @@ import { readRaw, type ImportMode } from '../model/raw.js';
 import type { DataType, Field } from '../model/types.js';
 import { convertedType, toArrowData, toRecordBatch, type Conversion } from './arrow-data.js';
 import { toArrowSchema, toArrowType } from './arrow-types.js';
+import { viewData } from './arrow-view.js';
 
 export type { ImportMode } from '../model/raw.js';
 
@@ -24,6 +25,9 @@ export type { ImportMode } from '../model/raw.js';
  */
 export function readData(space: ReadSpace, ptr: number, type: DataType, mode: ImportMode, convert: readonly Conversion[] = [],
   validatedFully = false, arrowType?: arrow.DataType): arrow.Data {
+  // The common kinds straight from the structs (arrow-view.ts); any other tree, or any fault, the general way.
+  const direct = mode === 'view' && arrowType !== undefined ? buildArrow('array', () => viewData(space, ptr, type, arrowType)) : null;
+  if (direct !== null) return direct;
   const raw = readRaw(space, ptr, type, mode);
   return buildArrow('array', () => toArrowData(raw, convert, 'array', validatedFully, arrowType));
 }

@@ -76,8 +76,9 @@ function entry(bytes: Uint8Array, width: 4 | 8, i: number): number {
  * One read of a tree: the space's bytes and the ArrowArray field offsets,
  * looked up once (a read is on every import's hot path, one node per column).
  * Paths are built only for messages: a node's is its parent's plus a suffix.
+ * Internal (not in the package's exports): ts/arrow-js/arrow-view.ts reads with it too.
  */
-class TreeReader {
+export class TreeReader {
   readonly view: DataView;
   readonly limit: number;
   readonly pointerSize: number;
@@ -107,10 +108,14 @@ class TreeReader {
     return high * 0x100000000 + this.view.getUint32(address, true);
   }
 
-  /** Entry i of the C array of pointers at base, after checking that entries 0..i lie in the memory (what names it). */
-  pointer(base: number, i: number, what: Path): number {
+  /**
+   * Entry i of the C array of pointers at base, after checking that entries
+   * 0..i lie in the memory (named by the node's path and the field's suffix,
+   * built only for the message).
+   */
+  pointer(base: number, i: number, node: Path, field: string): number {
     const size = (i + 1) * this.pointerSize;
-    if (!(base > 0 && base + size <= this.limit)) this.s.checkRange(base, size, () => pathText(what));
+    if (!(base > 0 && base + size <= this.limit)) this.s.checkRange(base, size, () => pathText(node) + field);
     const address = base + i * this.pointerSize;
     return this.pointerSize === 4 ? this.view.getUint32(address, true) : Number(this.view.getBigUint64(address, true));
   }
@@ -121,11 +126,11 @@ class TreeReader {
     return this.pointerSize === 4 ? this.view.getUint32(address, true) : Number(this.view.getBigUint64(address, true));
   }
 
-  /** Bytes [address, address + size) as a view, after a bounds check. */
-  take(address: number, size: number, what: Path): Uint8Array {
+  /** Bytes [address, address + size) as a view, after a bounds check (buffer i of the node at `node` names it). */
+  take(address: number, size: number, node: Path, i: number): Uint8Array {
     if (size === 0) return new Uint8Array(0);
     if (!(address > 0 && Number.isSafeInteger(address) && size > 0 && address + size <= this.limit)) {
-      this.s.checkRange(address, size, () => pathText(what));
+      this.s.checkRange(address, size, () => `${pathText(node)}.buffers[${i}]`);
     }
     return new Uint8Array(this.view.buffer, this.view.byteOffset + address, size);
   }
@@ -156,17 +161,17 @@ class NodeReader {
       const p = pathText(this.path);
       throw new ArrowCDeviceError(`${p}.n_buffers: expected more than ${i}, found ${this.nBuffers}`, EINVAL, `${p}.n_buffers`);
     }
-    return this.r.pointer(this.bufferArray, i, { parent: this.path, suffix: '.buffers' });
+    return this.r.pointer(this.bufferArray, i, this.path, '.buffers');
   }
 
   /** Buffer i's first `size` bytes (null for a NULL buffer of 0 bytes). */
   take(i: number, size: number): Uint8Array | null {
     const at = this.address(i);
-    return at === 0 && size === 0 ? null : this.r.take(at, size, { parent: this.path, suffix: `.buffers[${i}]` });
+    return at === 0 && size === 0 ? null : this.r.take(at, size, this.path, i);
   }
 
   child(i: number, type: DataType): RawArray {
-    const ptr = this.r.pointer(this.childArray, i, { parent: this.path, suffix: '.children' });
+    const ptr = this.r.pointer(this.childArray, i, this.path, '.children');
     return readNode(this.r, ptr, type, { parent: this.path, suffix: i });
   }
 }

@@ -66,6 +66,9 @@ function childAt(raw: RawArray, k: number, path: Path): RawArray {
   return c;
 }
 
+/** The path of child k of the node at path. */
+const at = (path: Path, k: number): Path => ({ parent: path, suffix: k });
+
 function needChildLength(c: RawArray, slots: number, path: Path, what: string): void {
   if (c.length < slots) throw fail(path, `length ${c.length} is shorter than the ${slots} slots ${what}`);
 }
@@ -88,8 +91,7 @@ export function checkShape(raw: RawArray, path: Path = 'array', scan = true): vo
   if (bitmap !== null) needBytes(raw, 0, bitmapBytes(phys), path);
   // apache-arrow reads a slot's value unless its bit is clear and the null count is not 0.
   const readMap = raw.nullCount !== 0 ? bitmap : null;
-  const child = (k: number) => childAt(raw, k, path);
-  const at = (k: number): Path => ({ parent: path, suffix: k });
+  // Child k and its path are made where a case needs them: no closure per node (one per column of a batch).
 
   switch (type.kind) {
     case 'null':
@@ -107,11 +109,11 @@ export function checkShape(raw: RawArray, path: Path = 'array', scan = true): vo
       if (scan && large) checkOffsets(raw, (raw.buffers[2] ?? null)?.byteLength ?? 0, { parent: path, suffix: '.buffers[1]' }, () => `the ${(raw.buffers[2] ?? null)?.byteLength ?? 0}-byte buffer ${pathText(path)}.buffers[2]`);
       break;
     case 'list': case 'large_list': case 'map':
-      if (scan) checkOffsets(raw, child(0).length, { parent: path, suffix: '.buffers[1]' }, () => `${pathText(at(0))} of length ${child(0).length}`);
+      if (scan) checkOffsets(raw, childAt(raw, 0, path).length, { parent: path, suffix: '.buffers[1]' }, () => `${pathText(at(path, 0))} of length ${childAt(raw, 0, path).length}`);
       break;
     case 'list_view': case 'large_list_view': {
       const w = offsetWidth(type);
-      const c = child(0);
+      const c = childAt(raw, 0, path);
       if (!scan) break;
       const starts = entries(raw.buffers[1] ?? null, w, true, phys, { parent: path, suffix: '.buffers[1]' });
       const sizes = entries(raw.buffers[2] ?? null, w, true, phys, { parent: path, suffix: '.buffers[2]' });
@@ -119,25 +121,25 @@ export function checkShape(raw: RawArray, path: Path = 'array', scan = true): vo
       for (; i < phys; i++) if (isRead(readMap, i) && (starts[i]! < 0 || sizes[i]! < 0 || starts[i]! + sizes[i]! > c.length)) break;
       if (i < phys) {
         const start = starts[i]!, size = sizes[i]!;
-        throw fail(path, `slot ${i} views child slots [${start}, ${start + size}), outside ${pathText(at(0))} of length ${c.length}`);
+        throw fail(path, `slot ${i} views child slots [${start}, ${start + size}), outside ${pathText(at(path, 0))} of length ${c.length}`);
       }
       break;
     }
     case 'fixed_size_list':
-      needChildLength(child(0), phys * type.listSize, at(0), `of ${phys} lists of ${type.listSize}`);
+      needChildLength(childAt(raw, 0, path), phys * type.listSize, at(path, 0), `of ${phys} lists of ${type.listSize}`);
       break;
     case 'struct':
       // A loop without a closure or a path per child: a record batch has a child per column.
       for (let k = 0; k < type.children.length; k++) {
         const c = raw.children[k];
-        if (c === undefined || c.length < phys) needChildLength(child(k), phys, at(k), 'the struct refers to');
+        if (c === undefined || c.length < phys) needChildLength(childAt(raw, k, path), phys, at(path, k), 'the struct refers to');
       }
       break;
     case 'union': {
       const ids = entries(raw.buffers[0] ?? null, 1, true, phys, { parent: path, suffix: '.buffers[0]' });
       const offsets = type.mode === 'dense' ? entries(raw.buffers[1] ?? null, 4, true, phys, { parent: path, suffix: '.buffers[1]' }, scan) : null;
       if (scan) checkUnionSlots(raw, type.typeIds, ids, offsets, path);
-      if (type.mode === 'sparse') type.children.forEach((_, k) => needChildLength(child(k), phys, at(k), 'the sparse union refers to'));
+      if (type.mode === 'sparse') type.children.forEach((_, k) => needChildLength(childAt(raw, k, path), phys, at(path, k), 'the sparse union refers to'));
       break;
     }
     case 'dictionary': {
@@ -155,7 +157,7 @@ export function checkShape(raw: RawArray, path: Path = 'array', scan = true): vo
       return;
     }
     case 'run_end_encoded':
-      if (scan) checkRunEnds(raw, child(0), child(1), path);
+      if (scan) checkRunEnds(raw, childAt(raw, 0, path), childAt(raw, 1, path), path);
       break;
     case 'binary_view': case 'utf8_view':
       if (scan) checkViews(raw, readMap, path);

@@ -1,0 +1,201 @@
+// The direct zero-copy reader (ts/arrow-js/arrow-view.ts) against the
+// general one it stands in for (readRaw → toArrowData): for every case of the
+// fixture corpus, valid and invalid, and for every field of the struct trees
+// of common-kind batches corrupted in turn, it either gives up (null: the
+// general path reads the tree) or gives exactly the general path's Data, and
+// it never accepts a tree the general path refuses.
+
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import * as arrow from 'apache-arrow';
+import type { ArrowCDevice } from '../ts/api.js';
+import { toArrowData } from '../ts/arrow-js/arrow-data.js';
+import { toArrowType } from '../ts/arrow-js/arrow-types.js';
+import { viewData } from '../ts/arrow-js/arrow-view.js';
+import { corpusCases } from '../ts/fixtures/cases.js';
+import { readRaw } from '../ts/model/raw.js';
+import type { RawArray } from '../ts/model/raw.js';
+import * as t from '../ts/model/types.js';
+import { bytesMark, core } from './helpers.js';
+
+let acd: ArrowCDevice;
+beforeAll(async () => {
+  acd = await core();
+});
+const mark = bytesMark(() => acd);
+
+/** A Data tree as plain values: every buffer as its class, address and length (views: the same memory). */
+function tree(d: arrow.Data): unknown {
+  const buffer = (b: ArrayBufferView | undefined | null) => (b === undefined || b === null ? null
+    : { class: b.constructor.name, at: b.byteOffset, bytes: b.byteLength, memory: b.buffer === acd.memory.buffer });
+  return {
+    type: String(d.type),
+    offset: d.offset,
+    length: d.length,
+    nullCount: d.nullCount,
+    buffers: [buffer(d.valueOffsets), buffer(d.values), buffer(d.nullBitmap), buffer(d.typeIds)],
+    children: d.children.map(tree),
+    dictionary: d.dictionary?.data.map(tree) ?? null,
+  };
+}
+
+type Outcome = { data: unknown } | { error: string };
+
+/** The general path's outcome for the array at ptr. */
+function general(ptr: number, type: t.DataType, arrowType: arrow.DataType): Outcome {
+  try {
+    return { data: tree(toArrowData(readRaw(acd.core.space, ptr, type, 'view'), [], 'array', false, arrowType)) };
+  } catch (e) {
+    return { error: String(e) };
+  }
+}
+
+/**
+ * Checks the direct reader against the general one on the array at ptr:
+ * null, or the same Data; never a Data where the general path throws, and
+ * never an exception.
+ * Returns whether the direct reader took the tree.
+ */
+function agrees(ptr: number, type: t.DataType, arrowType: arrow.DataType): boolean {
+  const expected = general(ptr, type, arrowType);
+  // It never throws: whatever it cannot read, it leaves to the general path, whose error names it.
+  const direct = viewData(acd.core.space, ptr, type, arrowType);
+  if (direct === null) return false;
+  expect(expected).toEqual({ data: tree(direct) });
+  return true;
+}
+
+/** The apache-arrow type of a field's type, or null for one apache-arrow lacks. */
+function arrowTypeOf(type: t.DataType): arrow.DataType | null {
+  try {
+    return toArrowType(type);
+  } catch {
+    return null;
+  }
+}
+
+const cases = corpusCases().filter((c) => c.device === undefined || c.device.type === 1);
+
+describe('every case of the fixture corpus: the general path\'s Data, or left to it', () => {
+  const taken = new Set<string>();
+  test.each(cases.map((c) => [c.name, c] as const))('%s', (_, c) => {
+    const type = t.struct(c.schema.fields);
+    const arrowType = arrowTypeOf(type);
+    if (arrowType === null) return;
+    for (const raw of c.batches) {
+      let exported;
+      try {
+        exported = acd.exportRaw({ name: '', type, nullable: false, metadata: c.schema.metadata }, raw);
+      } catch {
+        continue; // data the producer refuses (some invalid cases) never reaches a reader
+      }
+      try {
+        if (agrees(exported.array, type, arrowType)) taken.add(c.name);
+      } finally {
+        exported.release();
+      }
+    }
+  });
+  test('the common kinds are read directly', () => {
+    // Without an offset or an empty batch, the primitive, string, struct and dictionary cases go the direct way.
+    expect(taken.size).toBeGreaterThan(20);
+  });
+});
+
+const u8 = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+/** A batch of every kind the direct reader takes, with nulls: int32, int64, float64, bool, utf8, binary, struct, dictionary. */
+function batch(): { type: t.DataType; raw: RawArray } {
+  const n = 5;
+  const validity = u8(new Uint8Array([0b10111]));
+  const leaf = (type: t.DataType, values: ArrayBufferView, nulls = false): RawArray =>
+    ({ type, length: n, nullCount: nulls ? 1 : 0, offset: 0, buffers: [nulls ? validity : null, u8(values)], children: [], dictionary: null });
+  const strings: RawArray = { type: t.utf8(), length: n, nullCount: 1, offset: 0,
+    buffers: [validity, u8(new Int32Array([0, 1, 3, 3, 6, 7])), new TextEncoder().encode('abbcccd')], children: [], dictionary: null };
+  const dictValues: RawArray = { ...strings, type: t.utf8(), nullCount: 0, buffers: [null, strings.buffers[1]!, strings.buffers[2]!] };
+  const dict: RawArray = { type: t.dictionary(t.int32(), t.utf8()), length: n, nullCount: 1, offset: 0,
+    buffers: [validity, u8(new Int32Array([4, 0, 2, 1, 3]))], children: [], dictionary: dictValues };
+  const inner = leaf(t.float64(), new Float64Array([1, 2, 3, 4, 5]), true);
+  const fields = [
+    t.field('i', t.int32()), t.field('l', t.int64()), t.field('b', t.bool()), t.field('s', t.utf8()), t.field('y', t.binary()),
+    t.field('st', t.struct([t.field('f', t.float64())])), t.field('d', t.dictionary(t.int32(), t.utf8())),
+  ];
+  const children: RawArray[] = [
+    leaf(t.int32(), new Int32Array([1, 2, 3, 4, 5]), true),
+    leaf(t.int64(), new BigInt64Array([1n, 2n, 3n, 4n, 5n])),
+    leaf(t.bool(), new Uint8Array([0b10101])),
+    strings,
+    { ...strings, type: t.binary() },
+    { type: fields[5]!.type, length: n, nullCount: 0, offset: 0, buffers: [null], children: [inner], dictionary: null },
+    dict,
+  ];
+  const type = t.struct(fields);
+  return { type, raw: { type, length: n, nullCount: 0, offset: 0, buffers: [null], children, dictionary: null } };
+}
+
+describe('a batch of every direct kind, each struct field corrupted in turn', () => {
+  test('read directly when intact', () => {
+    const { type, raw } = batch();
+    using exported = acd.exportRaw({ name: '', type, nullable: false, metadata: null }, raw);
+    expect(agrees(exported.array, type, toArrowType(type))).toBe(true);
+  });
+
+  // Every ArrowArray struct of the tree (root first), and the values each of its fields is set to.
+  const FIELDS = ['length', 'null_count', 'offset', 'n_buffers', 'buffers', 'children', 'dictionary'] as const;
+  const BAD = [-1n, 0n, 1n, 2n, 3n, 7n, 0xffffffffn, 1n << 32n, 0x7fffffffffffffffn];
+
+  function structsOf(ptr: number, out: number[]): number[] {
+    const s = acd.core.structs;
+    out.push(ptr);
+    const n = s.i64('ArrowArray', ptr, 'n_children');
+    for (let i = 0; i < n; i++) structsOf(s.ptrAt(s.ptr('ArrowArray', ptr, 'children') + i * 4), out);
+    const d = s.ptr('ArrowArray', ptr, 'dictionary');
+    if (d !== 0) structsOf(d, out);
+    return out;
+  }
+
+  test('every field, every bad value: the general path\'s Data, or left to it', () => {
+    mark();
+    const { type, raw } = batch();
+    const arrowType = toArrowType(type);
+    const s = acd.core.structs;
+    let cases = 0;
+    let refused = 0;
+    for (let k = 0; ; k++) {
+      using exported = acd.exportRaw({ name: '', type, nullable: false, metadata: null }, raw);
+      const nodes = structsOf(exported.array, []);
+      if (k >= nodes.length) break;
+      const ptr = nodes[k]!;
+      for (const field of FIELDS) {
+        const at = ptr + s.offsetOf('ArrowArray', field);
+        const pointer = field === 'buffers' || field === 'children' || field === 'dictionary';
+        const saved = pointer ? acd.core.view.getUint32(at, true) : acd.core.view.getBigInt64(at, true);
+        for (const bad of BAD) {
+          if (pointer) acd.core.view.setUint32(at, Number(bad & 0xffffffffn), true);
+          else acd.core.view.setBigInt64(at, bad, true);
+          if ('error' in general(exported.array, type, arrowType)) refused++;
+          agrees(exported.array, type, arrowType);
+          cases++;
+        }
+        if (pointer) acd.core.view.setUint32(at, saved as number, true);
+        else acd.core.view.setBigInt64(at, saved as bigint, true);
+      }
+      // Every buffer pointer of the node, moved by one byte (misaligned) and past the memory.
+      const n = s.i64('ArrowArray', ptr, 'n_buffers');
+      const buffers = s.ptr('ArrowArray', ptr, 'buffers');
+      for (let i = 0; i < n; i++) {
+        const at = buffers + i * 4;
+        const saved = acd.core.view.getUint32(at, true);
+        for (const bad of [saved + 1, acd.memory.buffer.byteLength - 2, 0]) {
+          acd.core.view.setUint32(at, bad, true);
+          if ('error' in general(exported.array, type, arrowType)) refused++;
+          agrees(exported.array, type, arrowType);
+          cases++;
+        }
+        acd.core.view.setUint32(at, saved, true);
+      }
+    }
+    // Enough corruptions were tried, and many of them refused by the general path.
+    expect(cases).toBeGreaterThan(500);
+    expect(refused).toBeGreaterThan(100);
+  });
+});
