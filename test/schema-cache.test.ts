@@ -1,5 +1,5 @@
 // Imported schemas are read once per key (ts/exchange/schema-cache.ts, key
-// from csrc/model/schema_key.c): equal trees share one frozen Field and one
+// from csrc/validate/schema_key.c): equal trees share one frozen Field and one
 // apache-arrow Schema; any difference a reader would see (a name, a format, a
 // flag, metadata, a child, a dictionary) makes another key.
 import { beforeAll, describe, expect, test } from '@jest/globals';
@@ -78,5 +78,72 @@ describe('the imported schemas cache', () => {
     expect(imports.map((i) => i.value.toArray().map((r) => r.toJSON()))).toEqual(batches.map((b) => b.toArray().map((r) => r.toJSON())));
     imports.forEach((i) => i.release());
     exports.forEach((e) => e.release());
+  });
+});
+
+// A schema whose key equals that of one validated before skips the checks of
+// its content (csrc/validate/schema_key.c); whatever is wrong with its
+// structs themselves must still be found, with the validator's own message.
+describe('a known key does not let a faulty struct tree through', () => {
+  // Two children of the same content: a DAG of it has the key of the tree.
+  const twins = () => new arrow.Schema([new arrow.Field('a', new arrow.Int32()), new arrow.Field('a', new arrow.Int32())]);
+  const s = () => acd.core.structs;
+  const slot = (ptr: number, i: number) => s().ptr('ArrowSchema', ptr, 'children') + i * 4;
+  const child = (ptr: number, i: number) => s().ptrAt(slot(ptr, i));
+  /** Sets the 32-bit word at `at` to `to`; returns what puts it back. */
+  const poke = (at: number, to: number) => {
+    const was = acd.core.view.getUint32(at, true);
+    acd.core.view.setUint32(at, to, true);
+    return () => acd.core.view.setUint32(at, was, true);
+  };
+  const release = (ptr: number) => ptr + s().offsetOf('ArrowSchema', 'release');
+
+  const faults: [string, (ptr: number) => () => void][] = [
+    ['a child reached twice (a DAG)', (ptr) => poke(slot(ptr, 1), child(ptr, 0))],
+    ['a released child', (ptr) => poke(release(child(ptr, 1)), 0)],
+    ['a release that is not a function', (ptr) => poke(release(child(ptr, 1)), 0xfffff)],
+    ['a child past the memory', (ptr) => poke(slot(ptr, 1), acd.memory.buffer.byteLength - 8)],
+    ['a misaligned child', (ptr) => poke(slot(ptr, 1), child(ptr, 1) + 1)],
+    ['a cycle', (ptr) => poke(slot(ptr, 1), ptr)],
+  ];
+
+  /** The error the validator gives the schema at ptr. */
+  function validatorError(ptr: number): Error {
+    try {
+      acd.core.schemaValidate(ptr);
+    } catch (error) {
+      return error as Error;
+    }
+    throw new Error('the validator accepted the faulty schema');
+  }
+
+  test.each(faults)('%s: refused as the validator refuses it, nothing moved', (_, fault) => {
+    mark();
+    // The key becomes known: the same tree, intact, imported once.
+    using first = acd.exportSchema(twins());
+    acd.importSchema(first.ptr).release();
+    using e = acd.exportSchema(twins());
+    const restore = fault(e.ptr);
+    const expected = validatorError(e.ptr);
+    expect(() => acd.importSchema(e.ptr)).toThrow(expected.message);
+    expect(s().ptr('ArrowSchema', e.ptr, 'release')).not.toBe(0);
+    restore();
+  });
+
+  test.each(faults)('%s: refused with the array too (importBatch), nothing moved', (_, fault) => {
+    mark();
+    const data = arrow.makeData({ type: new arrow.Struct(twins().fields), length: 2, nullCount: 0, children: [
+      arrow.makeData({ type: new arrow.Int32(), data: Int32Array.of(1, 2) }), arrow.makeData({ type: new arrow.Int32(), data: Int32Array.of(3, 4) })] });
+    const batch = new arrow.RecordBatch(twins(), data);
+    // Known key: the intact batch imported once.
+    using first = acd.exportBatch(batch);
+    acd.importBatch(first.schema, first.array).release();
+    using e = acd.exportBatch(batch);
+    const restore = fault(e.schema);
+    const expected = validatorError(e.schema);
+    expect(() => acd.importBatch(e.schema, e.array)).toThrow(expected.message);
+    expect(s().ptr('ArrowSchema', e.schema, 'release')).not.toBe(0);
+    expect(s().ptr('ArrowArray', e.array, 'release')).not.toBe(0);
+    restore();
   });
 });

@@ -102,21 +102,6 @@ int FormatCheck(const std::string& format) {
   return AcdFormatParse(format.c_str(), &parsed, &acd_last_error);
 }
 
-// Where schemaKey writes when given no buffer: most keys fit, and a static
-// buffer is neither an allocation nor a call to make one.
-constexpr int64_t kKeyBufferSize = 4096;
-alignas(8) uint8_t acd_key_buffer[kKeyBufferSize];
-
-// The key of a validated schema (schema_key.c) into out (0: the static
-// buffer) when it fits in capacity bytes; returns its size.
-double SchemaKey(uintptr_t schema, uintptr_t out, double capacity) {
-  uint8_t* to = out == 0 ? acd_key_buffer : AcdPtr<uint8_t>(out);
-  int64_t room = out == 0 ? kKeyBufferSize : static_cast<int64_t>(capacity);
-  return static_cast<double>(AcdSchemaKey(AcdPtr<const ArrowSchema>(schema), to, room));
-}
-
-uintptr_t SchemaKeyBuffer() { return reinterpret_cast<uintptr_t>(acd_key_buffer); }
-
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(arrow_c_device_model) {
@@ -129,6 +114,4 @@ EMSCRIPTEN_BINDINGS(arrow_c_device_model) {
   function("flatScratch", &FlatScratch);
   function("flatScratchBytes", &FlatScratchBytes);
   function("formatCheck", &FormatCheck);
-  function("schemaKey", &SchemaKey);
-  function("schemaKeyBuffer", &SchemaKeyBuffer);
 }

@@ -117,14 +117,6 @@ int64_t AcdMetadataSize(const char* metadata, int64_t limit, struct AcdError* er
 // string runs past readable memory.
 int64_t AcdStringLength(const char* s);
 
-// ---- schema keys (schema_key.c) ---------------------------------------------
-
-// Writes the key of a validated schema tree (its formats, names, flags, child
-// counts, dictionaries and metadata, in pre-order) into out when it fits in
-// capacity bytes; returns the key's size either way (a multiple of 4, zero
-// padded). Equal keys, equal trees.
-int64_t AcdSchemaKey(const struct ArrowSchema* schema, uint8_t* out, int64_t capacity);
-
 // ---- UTF-8 (utf8.c) ---------------------------------------------------------
 
 // -1 when the `size` bytes at `data` are valid UTF-8, else the offset of the

@@ -1,5 +1,6 @@
-// The wasm exports of validation (embind). Failures fill the error
-// lastError() reads (abi/bindings.cpp).
+// The wasm exports of validation (embind): validating, importing (validate,
+// move) and schema keys. Failures fill the error lastError() reads
+// (abi/bindings.cpp).
 
 #include <emscripten/bind.h>
 
@@ -28,12 +29,61 @@ int ArrayValidate(uintptr_t schema, uintptr_t array, int level, bool schema_vali
                   static_cast<AcdValidationLevel>(level), &acd_last_error);
 }
 
+// Where the imports and schemaKey leave what they return besides their
+// result, static so that it costs neither an allocation nor a call: four
+// doubles (the key's size, or -1; the library's schema and array of a batch
+// import; which of its structs failed: 1 the schema, 2 the array), then the
+// key (ts/abi/core.ts reads them).
+constexpr int64_t kKeyCapacity = 64 * 1024;
+struct alignas(8) ImportOut {
+  double key_size;
+  double schema;
+  double array;
+  double failed;
+  uint8_t key[kKeyCapacity];
+} acd_import_out;
+
+double Address(const void* p) { return static_cast<double>(reinterpret_cast<uintptr_t>(p)); }
+
 // The imports return the library's own struct, or minus the error code.
 double SchemaImport(uintptr_t src) {
   int code = ACD_OK;
-  ArrowSchema* own = AcdSchemaImport(AcdPtr<ArrowSchema>(src), &code, &acd_last_error);
-  return own != nullptr ? static_cast<double>(reinterpret_cast<uintptr_t>(own)) : -code;
+  int64_t key_size = -1;
+  ArrowSchema* own = AcdSchemaImport(AcdPtr<ArrowSchema>(src), acd_import_out.key, kKeyCapacity,
+                                     &key_size, &code, &acd_last_error);
+  acd_import_out.key_size = static_cast<double>(key_size);
+  return own != nullptr ? Address(own) : -code;
 }
+
+// A schema and an array in one call: ACD_OK (the structs' addresses in
+// acd_import_out) or the error code.
+int BatchImport(uintptr_t schema, uintptr_t array, int level) {
+  if (int code = CheckLevel(level); code != ACD_OK) return code;
+  int64_t key_size = -1;
+  ArrowSchema* own_schema = nullptr;
+  ArrowArray* own_array = nullptr;
+  int failed = 0;
+  int code = AcdBatchImport(AcdPtr<ArrowSchema>(schema), AcdPtr<ArrowArray>(array),
+                            static_cast<AcdValidationLevel>(level), acd_import_out.key,
+                            kKeyCapacity, &key_size, &own_schema, &own_array, &failed,
+                            &acd_last_error);
+  acd_import_out.key_size = static_cast<double>(key_size);
+  acd_import_out.failed = failed;
+  acd_import_out.schema = Address(own_schema);
+  acd_import_out.array = Address(own_array);
+  return code;
+}
+
+// The key of a schema (schema_key.c) into out (0: acd_import_out's key)
+// when it fits in capacity bytes; returns its size, or -1.
+double SchemaKey(uintptr_t schema, uintptr_t out, double capacity) {
+  uint8_t* to = out == 0 ? acd_import_out.key : AcdPtr<uint8_t>(out);
+  int64_t room = out == 0 ? kKeyCapacity : static_cast<int64_t>(capacity);
+  return static_cast<double>(AcdSchemaKey(AcdPtr<const ArrowSchema>(schema), to, room));
+}
+
+uintptr_t ImportOutAddress() { return reinterpret_cast<uintptr_t>(&acd_import_out); }
+double KeyCapacity() { return static_cast<double>(kKeyCapacity); }
 
 double ArrayImport(uintptr_t schema, uintptr_t src, int level, bool schema_valid) {
   int code = CheckLevel(level);
@@ -52,4 +102,8 @@ EMSCRIPTEN_BINDINGS(arrow_c_device_validate) {
   function("arrayValidate", &ArrayValidate);
   function("schemaImport", &SchemaImport);
   function("arrayImport", &ArrayImport);
+  function("batchImport", &BatchImport);
+  function("schemaKey", &SchemaKey);
+  function("importOut", &ImportOutAddress);
+  function("keyCapacity", &KeyCapacity);
 }

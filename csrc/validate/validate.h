@@ -49,11 +49,33 @@ int AcdArrayValidateWithValidSchema(const struct ArrowSchema* schema,
 // Imports (import.c): validates the struct at src (the array at `level`
 // against schema, which schema_valid says was validated already), allocates
 // the library's own struct and moves src into it. Returns it, or NULL with
-// *code and error filled; on failure src is untouched.
-struct ArrowSchema* AcdSchemaImport(struct ArrowSchema* src, int* code, struct AcdError* error);
+// *code and error filled; on failure src is untouched. A schema's key is
+// written to key when it fits in capacity bytes (its size, or -1 when the
+// tree cannot be walked, to *key_size): a schema whose key was validated
+// before is not validated again.
+struct ArrowSchema* AcdSchemaImport(struct ArrowSchema* src, uint8_t* key, int64_t capacity,
+                                    int64_t* key_size, int* code, struct AcdError* error);
 struct ArrowArray* AcdArrayImport(const struct ArrowSchema* schema, struct ArrowArray* src,
                                   enum AcdValidationLevel level, int schema_valid, int* code,
                                   struct AcdError* error);
+// Both at once: the schema and the array validated (the array at `level`),
+// then both moved into the library's structs (*schema_out, *array_out), or
+// neither. ACD_OK, or the error code with *failed 1 (the schema) or 2 (the
+// array; 0: out of memory).
+int AcdBatchImport(struct ArrowSchema* schema, struct ArrowArray* array,
+                   enum AcdValidationLevel level, uint8_t* key, int64_t capacity,
+                   int64_t* key_size, struct ArrowSchema** schema_out,
+                   struct ArrowArray** array_out, int* failed, struct AcdError* error);
+
+// Schema keys (schema_key.c): the key of a schema tree (its formats, names,
+// flags, child counts, dictionaries and metadata, in pre-order) into out when
+// it fits in capacity bytes; returns the key's size either way (a multiple
+// of 4, zero padded), or -1 when a struct of the tree is not readable as a
+// reader needs (the validator names what). Equal keys, equal trees.
+int64_t AcdSchemaKey(const struct ArrowSchema* schema, uint8_t* out, int64_t capacity);
+// Whether a schema with this key was validated before (and remembered).
+int AcdSchemaValidated(const uint8_t* key, int64_t size);
+void AcdSchemaRememberValid(const uint8_t* key, int64_t size);
 
 // Internals shared by the files of validate/ (walk.c): the path from the root
 // ("root.children[2].dictionary") kept while walking a tree, so that every

@@ -29,12 +29,16 @@ export interface CoreExports {
   arrayRelease(array: number): number;
   schemaValidate(schema: number): number;
   arrayValidate(schema: number, array: number, level: number, schemaValid: boolean): number;
-  /** Validates, allocates and moves in one call: the library's own struct, or 0 (lastError says why; the source is untouched). */
+  /** Validates, allocates and moves in one call: the library's own struct, or minus the error code (lastError says why; the source is untouched). */
   schemaImport(src: number): number;
   arrayImport(schema: number, src: number, level: number, schemaValid: boolean): number;
-  /** The key of a validated schema tree written to out (0: schemaKeyBuffer(), 4096 bytes) when it fits in capacity bytes; its size. */
+  /** Both at once: ACD_OK (the structs' addresses in importOut()) or the error code. */
+  batchImport(schema: number, array: number, level: number): number;
+  /** The key of a schema tree written to out (0: importOut() + 32, keyCapacity() bytes) when it fits in capacity bytes; its size, or -1. */
   schemaKey(schema: number, out: number, capacity: number): number;
-  schemaKeyBuffer(): number;
+  /** The static area the imports and schemaKey leave their other results in (csrc/validate/bindings.cpp, ImportOut). */
+  importOut(): number;
+  keyCapacity(): number;
   formatCheck(format: string): number;
   foreignMap(origin: number, size: number): void;
 }
@@ -43,5 +47,5 @@ export const CORE_EXPORTS: readonly (keyof CoreExports)[] = [
   'lastError', 'bytesAllocated', 'memorySize', 'alloc', 'free', 'schemaInit', 'arrayInit', 'arrayAllocateBuffer', 'flatInit',
   'flatExport', 'flatScratch', 'flatScratchBytes',
   'deviceArrayInitDevice', 'schemaMove', 'arrayMove', 'deviceArrayMove', 'schemaRelease', 'arrayRelease',
-  'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap', 'lastErrorPath', 'schemaImport', 'arrayImport', 'schemaKey', 'schemaKeyBuffer',
+  'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap', 'lastErrorPath', 'schemaImport', 'arrayImport', 'batchImport', 'schemaKey', 'importOut', 'keyCapacity',
 ];

@@ -41,8 +41,15 @@ function signatureCodes(slots: readonly string[]): Uint8Array {
 
 /** The names of the C validator's levels (enum AcdValidationLevel), for errors. */
 const VALIDATION_LEVELS: readonly ErrorLevel[] = ['none', 'minimal', 'default', 'full'];
-/** The size of the core's static buffer for schema keys (csrc/model/bindings.cpp). */
-const KEY_BUFFER_SIZE = 4096;
+/**
+ * What the imports and schemaKey leave in the core's static area
+ * (csrc/validate/bindings.cpp, ImportOut): four doubles, then the key.
+ */
+const OUT_KEY_SIZE = 0;
+const OUT_SCHEMA = 1;
+const OUT_ARRAY = 2;
+const OUT_FAILED = 3;
+const OUT_KEY = 32;
 
 /** Options of `load`. */
 export interface LoadOptions {
@@ -76,7 +83,8 @@ export class Core {
    * slots addFunction fills. One array lookup per check.
    */
   #signatures: Uint8Array;
-  #keyBuffer: number | undefined;
+  #out: number | undefined;
+  #keyCapacity = 0;
 
   /** For messages: 'the core' (loaded) or the linked module's name (attached). */
   readonly name: string;
@@ -289,7 +297,7 @@ export class Core {
   /**
    * Validates the ArrowSchema at src, allocates the library's own struct and
    * moves src into it, in one call; returns the new struct's address. On
-   * failure src is untouched.
+   * failure src is untouched. The schema's key is then `importedKey()`.
    */
   schemaImport(src: number): number {
     const r = this.m.schemaImport(src);
@@ -305,14 +313,47 @@ export class Core {
   }
 
   /**
-   * The key of the validated schema tree at ptr (csrc/model/schema_key.c):
-   * equal keys, equal trees. A view of core memory, valid until the next
-   * call; null when it is longer than maxSize bytes (then it is not copied out).
+   * schemaImport and arrayImport in one call: both structs validated (the
+   * array at level), then both moved, or neither; returns the library's
+   * schema and array. The schema's key is then `importedKey()`.
+   */
+  batchImport(schema: number, array: number, level: number): [number, number] {
+    const code = this.m.batchImport(schema, array, level);
+    const out = this.outWords();
+    if (code !== 0) this.check(code, undefined, out[OUT_FAILED] === 2 ? { level: VALIDATION_LEVELS[level] } : {});
+    return [out[OUT_SCHEMA]!, out[OUT_ARRAY]!];
+  }
+
+  /**
+   * The key of the schema the last schemaImport or batchImport took: a view
+   * of core memory, valid until the next call; null when it was too long to
+   * be written there.
+   */
+  importedKey(): Uint8Array | null {
+    const size = this.outWords()[OUT_KEY_SIZE]!;
+    return size >= 0 && size <= this.#keyCapacity ? new Uint8Array(this.memory.buffer, this.#out! + OUT_KEY, size) : null;
+  }
+
+  /** The four doubles of the static area, over the current memory. */
+  private outWords(): Float64Array {
+    if (this.#out === undefined) {
+      this.#out = this.m.importOut();
+      this.#keyCapacity = this.m.keyCapacity();
+    }
+    return new Float64Array(this.memory.buffer, this.#out, 4);
+  }
+
+  /**
+   * The key of the schema tree at ptr (csrc/validate/schema_key.c): equal
+   * keys, equal trees. A view of core memory, valid until the next call;
+   * null when it is longer than maxSize bytes (then it is not copied out),
+   * or when the tree cannot be walked (a validated one always can).
    */
   schemaKey(ptr: number, maxSize: number): Uint8Array | null {
-    this.#keyBuffer ??= this.m.schemaKeyBuffer();
+    this.outWords();
     const size = this.m.schemaKey(ptr, 0, 0);
-    if (size <= KEY_BUFFER_SIZE) return new Uint8Array(this.memory.buffer, this.#keyBuffer, size);
+    if (size < 0) return null;
+    if (size <= this.#keyCapacity) return new Uint8Array(this.memory.buffer, this.#out! + OUT_KEY, size);
     if (size > maxSize) return null;
     const out = this.alloc(size);
     try {

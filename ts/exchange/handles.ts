@@ -172,11 +172,12 @@ export class ImportedSchema extends Handle {
    * Ownership: takes ownership of the (already moved) struct at `ptr`; when reading it fails, nothing is taken.
    * @param core - the core whose memory holds the struct.
    * @param ptr - the struct's address.
+   * @param field - the schema as read already (by the import that moved it), or nothing: it is read here.
    * @throws `ArrowCDeviceError` naming the path at fault when the schema cannot be read.
    */
-  constructor(core: Core, ptr: number) {
+  constructor(core: Core, ptr: number, field?: Field) {
     // Read before the handle exists: when reading fails, the caller takes the struct back.
-    const field = readSchemaField(core, ptr);
+    field ??= readSchemaField(core, ptr);
     super(() => { core.space.release('ArrowSchema', ptr); core.free(ptr); });
     this.ptr = ptr;
     this.field = field;

@@ -10,6 +10,7 @@ import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { readRaw, type ImportMode } from '../model/raw.js';
 import { copyArrayFrom, copySchemaFrom, named, releaseForeign } from './from.js';
 import { Imported, ImportedSchema, type Reader } from './handles.js';
+import { importedSchemaField } from './schema-cache.js';
 import { checkCpuDeviceArray, LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions, type RawImport } from './options.js';
 import { importArrayViewFrom } from './view-from.js';
 
@@ -35,9 +36,17 @@ export function importSchema(core: Core, ptr: number, from?: ForeignSource): Imp
     return schema;
   }
   core.structs.checkRange(ptr, core.structs.size('ArrowSchema'), 'schema');
-  const own = core.schemaImport(ptr);
+  return schemaHandle(core, ptr, core.schemaImport(ptr));
+}
+
+/**
+ * The handle of a schema the core just moved from ptr into own (its key
+ * still where the import left it). When reading it fails, the struct is
+ * moved back: the caller still owns what it passed.
+ */
+function schemaHandle(core: Core, ptr: number, own: number): ImportedSchema {
   try {
-    return new ImportedSchema(core, own);
+    return new ImportedSchema(core, own, importedSchemaField(core, own));
   } catch (e) {
     core.schemaMove(own, ptr);
     core.free(own);
@@ -63,8 +72,24 @@ export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, p
   const arrayPtr = struct === 'ArrowDeviceArray' ? ptr + core.structs.offsetOf('ArrowDeviceArray', 'array') : ptr;
   if (struct === 'ArrowDeviceArray') checkCpuDeviceArray(core.structs, ptr, '; a device array not on the CPU goes through importDeviceBatch or importDeviceRaw');
 
-  return withSchema(core, schemaArg, (schema, ownsSchema) => {
-    let own = 0;
+  // A schema given by its address is validated and moved with the array, in
+  // one call (neither moves unless both are valid); at MINIMAL the array is
+  // checked for device memory first, so the two go apart.
+  let pair: [ImportedSchema, number] | null = null;
+  if (typeof schemaArg === 'number' && level !== LEVELS.minimal) {
+    core.structs.checkRange(schemaArg, core.structs.size('ArrowSchema'), 'schema');
+    const [ownSchema, ownArray] = core.batchImport(schemaArg, arrayPtr, level);
+    try {
+      pair = [schemaHandle(core, schemaArg, ownSchema), ownArray];
+    } catch (e) {
+      core.arrayMove(ownArray, arrayPtr);
+      core.free(ownArray);
+      throw e;
+    }
+  }
+
+  return withSchema(core, pair?.[0] ?? schemaArg, typeof schemaArg === 'number' ? schemaArg : null, (schema, ownsSchema) => {
+    let own = pair?.[1] ?? 0;
     try {
       // The ImportedSchema was validated on import and is owned here: no second schema walk.
       // From DEFAULT on the validator names device memory where it finds it;
@@ -74,7 +99,7 @@ export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, p
         core.checkDevice(core.device.arrayCheckHost(schema.ptr, arrayPtr), 'array');
       }
       // Validated (again at NONE after MINIMAL: only that it is live), allocated and moved in one call.
-      own = core.arrayImport(schema.ptr, arrayPtr, level === LEVELS.minimal ? LEVELS.none : level, true);
+      if (pair === null) own = core.arrayImport(schema.ptr, arrayPtr, level === LEVELS.minimal ? LEVELS.none : level, true);
       const owned = own;
       const build = () => read(schema, owned, mode, core);
       // Built before any handle exists: on failure the catch below is the only owner.
@@ -142,19 +167,21 @@ function importArrayFrom<T>(core: Core, from: ForeignSource, schemaArg: number |
 /**
  * Runs body with the schema of an import: an ImportedSchema as it is, or an
  * address whose struct is imported first (ownsSchema: body's result owns it,
- * or body releases it). When body throws, a schema imported here is moved
- * back into the caller's struct: the caller still owns what it passed.
+ * or body releases it). `from` is the caller's address of a schema imported
+ * already (schemaArg is then its handle, owned here as one imported here).
+ * When body throws, a schema imported for the call is moved back into the
+ * caller's struct: the caller still owns what it passed.
  */
-export function withSchema<T>(core: Core, schemaArg: number | ImportedSchema,
+export function withSchema<T>(core: Core, schemaArg: number | ImportedSchema, from: number | null,
   body: (schema: ImportedSchema, ownsSchema: boolean) => T): T {
-  const ownsSchema = typeof schemaArg === 'number';
-  const schema = ownsSchema ? importSchema(core, schemaArg) : schemaArg;
+  const schema = typeof schemaArg === 'number' ? importSchema(core, schemaArg) : schemaArg;
+  const origin = typeof schemaArg === 'number' ? schemaArg : from;
   try {
     if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
-    return body(schema, ownsSchema);
+    return body(schema, origin !== null);
   } catch (e) {
-    if (ownsSchema) {
-      core.schemaMove(schema.ptr, schemaArg);
+    if (origin !== null) {
+      core.schemaMove(schema.ptr, origin);
       schema.release();
     }
     throw e;

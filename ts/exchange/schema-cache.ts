@@ -1,5 +1,5 @@
 // Fields read from imported ArrowSchema trees, by the tree's key
-// (csrc/model/schema_key.c: formats, names, flags, children, dictionaries,
+// (csrc/validate/schema_key.c: formats, names, flags, children, dictionaries,
 // metadata). A stream, or a producer exporting batch after batch, sends the
 // same schema each time: with the key, the second import of a schema costs
 // one call into the core and a comparison instead of reading every node
@@ -33,7 +33,19 @@ let keyBytes = 0;
  * cached, frozen).
  */
 export function readSchemaField(core: Core, ptr: number): Field {
-  const bytes = core.schemaKey(ptr, MAX_CACHED_KEY);
+  return schemaField(core, ptr, core.schemaKey(ptr, MAX_CACHED_KEY));
+}
+
+/**
+ * readSchemaField with the key the import that moved the schema to ptr left
+ * (core.importedKey(): null when it was too long to leave there).
+ */
+export function importedSchemaField(core: Core, ptr: number): Field {
+  return schemaField(core, ptr, core.importedKey() ?? core.schemaKey(ptr, MAX_CACHED_KEY));
+}
+
+/** The cached field of the schema at ptr whose key is `bytes` (null: uncached), else read and cached. */
+function schemaField(core: Core, ptr: number, bytes: Uint8Array | null): Field {
   if (bytes === null || bytes.byteOffset % 4 !== 0) return readField(core.structs, ptr);
   const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
   const hash = hashWords(words);
