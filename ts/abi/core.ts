@@ -19,7 +19,13 @@ import { ATTACH_OPTION_KEYS, checkLinkedModule, type AttachOptions } from './att
 import { checkOptions, optionKeys } from './option-keys.js';
 
 interface EmscriptenModule extends CoreExports {
-  asm: { memory: WebAssembly.Memory; __indirect_function_table: WebAssembly.Table };
+  asm: {
+    memory: WebAssembly.Memory;
+    __indirect_function_table: WebAssembly.Table;
+    /** batchImport and arrayImport as plain wasm exports (csrc/validate/bindings.cpp); a linked module may lack them. */
+    acd_batch_import?: (schema: number, array: number, level: number) => number;
+    acd_array_import?: (schema: number, src: number, level: number, schemaValid: number) => number;
+  };
   /** Asked by csrc/abi/callback.c before C calls a function pointer read from a struct. */
   acdCallbackValid?: (fn: number, signature: number) => number;
   /** Asked by csrc/abi/window.c for bytes of the memory mapped into the foreign window. */
@@ -307,7 +313,9 @@ export class Core {
 
   /** As schemaImport, for an array validated at level against schema (schemaValid: see arrayValidate). */
   arrayImport(schema: number, src: number, level: number, schemaValid: boolean): number {
-    const r = this.m.arrayImport(schema, src, level, schemaValid);
+    // The plain export when the module has it: no embind invoker on an import's call.
+    const raw = this.m.asm.acd_array_import;
+    const r = raw !== undefined ? raw(schema, src, level, schemaValid ? 1 : 0) : this.m.arrayImport(schema, src, level, schemaValid);
     if (r < 0) this.check(-r, undefined, { level: VALIDATION_LEVELS[level] });
     return r;
   }
@@ -318,7 +326,8 @@ export class Core {
    * schema and array. The schema's key is then `importedKey()`.
    */
   batchImport(schema: number, array: number, level: number): [number, number] {
-    const code = this.m.batchImport(schema, array, level);
+    const raw = this.m.asm.acd_batch_import;
+    const code = raw !== undefined ? raw(schema, array, level) : this.m.batchImport(schema, array, level);
     const out = this.outWords();
     if (code !== 0) this.check(code, undefined, out[OUT_FAILED] === 2 ? { level: VALIDATION_LEVELS[level] } : {});
     return [out[OUT_SCHEMA]!, out[OUT_ARRAY]!];
