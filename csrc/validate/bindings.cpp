@@ -6,6 +6,7 @@
 #include <emscripten/emscripten.h>
 
 #include <cstdint>
+#include <cstdlib>
 
 #include "abi/bindings.h"
 #include "validate/validate.h"
@@ -31,18 +32,30 @@ int ArrayValidate(uintptr_t schema, uintptr_t array, int level, bool schema_vali
 }
 
 // Where the imports and schemaKey leave what they return besides their
-// result, static so that it costs neither an allocation nor a call: four
-// doubles (the key's size, or -1; the library's schema and array of a batch
-// import; which of its structs failed: 1 the schema, 2 the array), then the
-// key (ts/abi/core.ts reads them).
+// result, so that it costs neither an allocation nor a call: five doubles
+// (the key's size, or -1; the library's schema and array of a batch import;
+// which of its structs failed: 1 the schema, 2 the array; the address of the
+// key), read by ts/abi/core.ts. The key's buffer is allocated once, with
+// malloc: not counted (static memory is not either), and not static, which
+// would add its zeros to the archive the package ships; 0 without it.
 constexpr int64_t kKeyCapacity = 64 * 1024;
 struct alignas(8) ImportOut {
   double key_size;
   double schema;
   double array;
   double failed;
-  uint8_t key[kKeyCapacity];
+  double key;
 } acd_import_out;
+
+uint8_t* KeyBuffer() {
+  if (acd_import_out.key == 0) {
+    void* key = std::malloc(kKeyCapacity);
+    acd_import_out.key = static_cast<double>(reinterpret_cast<uintptr_t>(key));
+  }
+  return reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(acd_import_out.key));
+}
+
+int64_t KeyRoom() { return KeyBuffer() == nullptr ? 0 : kKeyCapacity; }
 
 double Address(const void* p) { return static_cast<double>(reinterpret_cast<uintptr_t>(p)); }
 
@@ -50,8 +63,8 @@ double Address(const void* p) { return static_cast<double>(reinterpret_cast<uint
 double SchemaImport(uintptr_t src) {
   int code = ACD_OK;
   int64_t key_size = -1;
-  ArrowSchema* own = AcdSchemaImport(AcdPtr<ArrowSchema>(src), acd_import_out.key, kKeyCapacity,
-                                     &key_size, &code, &acd_last_error);
+  ArrowSchema* own = AcdSchemaImport(AcdPtr<ArrowSchema>(src), KeyBuffer(), KeyRoom(), &key_size,
+                                     &code, &acd_last_error);
   acd_import_out.key_size = static_cast<double>(key_size);
   return own != nullptr ? Address(own) : -code;
 }
@@ -65,9 +78,8 @@ int BatchImport(uintptr_t schema, uintptr_t array, int level) {
   ArrowArray* own_array = nullptr;
   int failed = 0;
   int code = AcdBatchImport(AcdPtr<ArrowSchema>(schema), AcdPtr<ArrowArray>(array),
-                            static_cast<AcdValidationLevel>(level), acd_import_out.key,
-                            kKeyCapacity, &key_size, &own_schema, &own_array, &failed,
-                            &acd_last_error);
+                            static_cast<AcdValidationLevel>(level), KeyBuffer(), KeyRoom(),
+                            &key_size, &own_schema, &own_array, &failed, &acd_last_error);
   acd_import_out.key_size = static_cast<double>(key_size);
   acd_import_out.failed = failed;
   acd_import_out.schema = Address(own_schema);
@@ -78,13 +90,13 @@ int BatchImport(uintptr_t schema, uintptr_t array, int level) {
 // The key of a schema (schema_key.c) into out (0: acd_import_out's key)
 // when it fits in capacity bytes; returns its size, or -1.
 double SchemaKey(uintptr_t schema, uintptr_t out, double capacity) {
-  uint8_t* to = out == 0 ? acd_import_out.key : AcdPtr<uint8_t>(out);
-  int64_t room = out == 0 ? kKeyCapacity : static_cast<int64_t>(capacity);
+  uint8_t* to = out == 0 ? KeyBuffer() : AcdPtr<uint8_t>(out);
+  int64_t room = out == 0 ? KeyRoom() : static_cast<int64_t>(capacity);
   return static_cast<double>(AcdSchemaKey(AcdPtr<const ArrowSchema>(schema), to, room));
 }
 
 uintptr_t ImportOutAddress() { return reinterpret_cast<uintptr_t>(&acd_import_out); }
-double KeyCapacity() { return static_cast<double>(kKeyCapacity); }
+double KeyCapacity() { return static_cast<double>(KeyRoom()); }
 
 double ArrayImport(uintptr_t schema, uintptr_t src, int level, bool schema_valid) {
   int code = CheckLevel(level);

@@ -14,6 +14,7 @@
 // is a valid schema, and its import skips those checks (AcdSchemaValidated).
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "validate/validate.h"
@@ -82,14 +83,16 @@ int64_t AcdSchemaKey(const struct ArrowSchema* schema, uint8_t* out, int64_t cap
 }
 
 // ---- the keys of schemas validated before ----------------------------------------
-// Static (no allocation: the library's byte count stays the caller's): up to
-// ACD_KEY_SLOTS keys by hash, their bytes in one arena that starts over when
-// full. A key of more than a quarter of the arena is not kept.
+// Up to ACD_KEY_SLOTS keys by hash, their bytes in one arena that starts over
+// when full; a key of more than a quarter of the arena is not kept. The arena
+// is allocated once, with malloc: not counted in the library's bytes (static
+// memory is not either), and not static, which would add its zeros to the
+// archive the package ships. Without it, nothing is remembered.
 
 #define ACD_KEY_SLOTS 64
 #define ACD_KEY_ARENA (256 * 1024)
 
-static uint8_t acd_key_arena[ACD_KEY_ARENA];
+static uint8_t* acd_key_arena;
 static int64_t acd_key_arena_used;
 static struct {
   uint32_t hash;
@@ -104,6 +107,7 @@ static uint32_t AcdKeyHash(const uint8_t* key, int64_t size) {
 }
 
 int AcdSchemaValidated(const uint8_t* key, int64_t size) {
+  if (acd_key_arena == NULL) return 0;
   uint32_t h = AcdKeyHash(key, size);
   const int64_t slot = h % ACD_KEY_SLOTS;
   return acd_key_slots[slot].size == size && acd_key_slots[slot].hash == h &&
@@ -112,6 +116,7 @@ int AcdSchemaValidated(const uint8_t* key, int64_t size) {
 
 void AcdSchemaRememberValid(const uint8_t* key, int64_t size) {
   if (size <= 0 || size > ACD_KEY_ARENA / 4) return;
+  if (acd_key_arena == NULL && (acd_key_arena = malloc(ACD_KEY_ARENA)) == NULL) return;
   if (acd_key_arena_used + size > ACD_KEY_ARENA) {
     memset(acd_key_slots, 0, sizeof(acd_key_slots));
     acd_key_arena_used = 0;

@@ -34,7 +34,7 @@ export interface CoreExports {
   arrayImport(schema: number, src: number, level: number, schemaValid: boolean): number;
   /** Both at once: ACD_OK (the structs' addresses in importOut()) or the error code. */
   batchImport(schema: number, array: number, level: number): number;
-  /** The key of a schema tree written to out (0: importOut() + 32, keyCapacity() bytes) when it fits in capacity bytes; its size, or -1. */
+  /** The key of a schema tree written to out (0: the key buffer, at the address in importOut()'s fifth double, keyCapacity() bytes) when it fits in capacity bytes; its size, or -1. */
   schemaKey(schema: number, out: number, capacity: number): number;
   /** The static area the imports and schemaKey leave their other results in (csrc/validate/bindings.cpp, ImportOut). */
   importOut(): number;

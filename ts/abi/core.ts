@@ -49,13 +49,14 @@ function signatureCodes(slots: readonly string[]): Uint8Array {
 const VALIDATION_LEVELS: readonly ErrorLevel[] = ['none', 'minimal', 'default', 'full'];
 /**
  * What the imports and schemaKey leave in the core's static area
- * (csrc/validate/bindings.cpp, ImportOut): four doubles, then the key.
+ * (csrc/validate/bindings.cpp, ImportOut): five doubles, the last the
+ * address of the key.
  */
 const OUT_KEY_SIZE = 0;
 const OUT_SCHEMA = 1;
 const OUT_ARRAY = 2;
 const OUT_FAILED = 3;
-const OUT_KEY = 32;
+const OUT_KEY = 4;
 
 /** Options of `load`. */
 export interface LoadOptions {
@@ -339,17 +340,18 @@ export class Core {
    * be written there.
    */
   importedKey(): Uint8Array | null {
-    const size = this.outWords()[OUT_KEY_SIZE]!;
-    return size >= 0 && size <= this.#keyCapacity ? new Uint8Array(this.memory.buffer, this.#out! + OUT_KEY, size) : null;
+    const out = this.outWords();
+    const size = out[OUT_KEY_SIZE]!;
+    return size >= 0 && size <= this.#keyCapacity ? new Uint8Array(this.memory.buffer, out[OUT_KEY]!, size) : null;
   }
 
-  /** The four doubles of the static area, over the current memory. */
+  /** The five doubles of the static area, over the current memory. */
   private outWords(): Float64Array {
     if (this.#out === undefined) {
       this.#out = this.m.importOut();
       this.#keyCapacity = this.m.keyCapacity();
     }
-    return new Float64Array(this.memory.buffer, this.#out, 4);
+    return new Float64Array(this.memory.buffer, this.#out, 5);
   }
 
   /**
@@ -362,7 +364,7 @@ export class Core {
     this.outWords();
     const size = this.m.schemaKey(ptr, 0, 0);
     if (size < 0) return null;
-    if (size <= this.#keyCapacity) return new Uint8Array(this.memory.buffer, this.#out! + OUT_KEY, size);
+    if (size <= this.#keyCapacity) return new Uint8Array(this.memory.buffer, this.outWords()[OUT_KEY]!, size);
     if (size > maxSize) return null;
     const out = this.alloc(size);
     try {
