@@ -91,6 +91,7 @@ export class Core {
    */
   #signatures: Uint8Array;
   #out: number | undefined;
+  #outWords: Float64Array | undefined;
   #keyCapacity = 0;
 
   /** For messages: 'the core' (loaded) or the linked module's name (attached). */
@@ -345,13 +346,14 @@ export class Core {
     return size >= 0 && size <= this.#keyCapacity ? new Uint8Array(this.memory.buffer, out[OUT_KEY]!, size) : null;
   }
 
-  /** The five doubles of the static area, over the current memory. */
+  /** The five doubles of the static area, over the current memory (a view kept until it grows). */
   private outWords(): Float64Array {
-    if (this.#out === undefined) {
-      this.#out = this.m.importOut();
+    if (this.#outWords?.buffer !== this.memory.buffer) {
+      this.#out ??= this.m.importOut();
       this.#keyCapacity = this.m.keyCapacity();
+      this.#outWords = new Float64Array(this.memory.buffer, this.#out, 5);
     }
-    return new Float64Array(this.memory.buffer, this.#out, 5);
+    return this.#outWords!;
   }
 
   /**
