@@ -3,7 +3,9 @@
 // side copying from another module's WebAssembly.Memory; natively, a test's
 // function). Reads go through a few cached lines, so that a scan of offsets
 // interleaved with a scan of the values they point to costs one fetch per
-// line of each, not one per value.
+// line of each, not one per value. A line starts small (the validator's
+// reads at 'default' are a few values far apart: an offsets buffer's first
+// and last entries) and doubles while a scan goes on past its end.
 
 #include <string.h>
 
@@ -31,6 +33,7 @@ void AcdForeignMapJs(uint64_t origin, uint64_t size) {
 
 #define ACD_WINDOW_LINES 4
 #define ACD_WINDOW_LINE_SIZE 16384
+#define ACD_WINDOW_FIRST_FETCH 64
 
 struct AcdWindowLine {
   uint64_t start;  // offset in the window of line[0]
@@ -84,7 +87,14 @@ static struct AcdWindowLine* AcdWindowLineAt(uint64_t at) {
     }
     if (line->used < victim->used) victim = line;
   }
-  uint64_t n = acd_size - at < ACD_WINDOW_LINE_SIZE ? acd_size - at : ACD_WINDOW_LINE_SIZE;
+  // A read that goes on where a line ends fetches twice that line's size.
+  uint64_t want = ACD_WINDOW_FIRST_FETCH;
+  for (int k = 0; k < ACD_WINDOW_LINES; k++) {
+    const struct AcdWindowLine* line = &acd_lines[k];
+    if (line->size > 0 && line->start + line->size == at && 2 * line->size > want) want = 2 * line->size;
+  }
+  if (want > ACD_WINDOW_LINE_SIZE) want = ACD_WINDOW_LINE_SIZE;
+  uint64_t n = acd_size - at < want ? acd_size - at : want;
   victim->start = at;
   victim->size = 0;
   if (acd_read == NULL || n == 0 || acd_read(acd_origin + at, victim->bytes, (size_t)n) != 0) {

@@ -117,6 +117,11 @@ double SchemaKey(uintptr_t schema, uintptr_t out, double capacity) {
 
 uintptr_t SchemaKeyBuffer() { return reinterpret_cast<uintptr_t>(acd_key_buffer); }
 
+// The function table indices of the releases that TypeScript writes into
+// struct trees it lays out in one block (tree_block.c).
+uintptr_t SchemaTreeRelease() { return reinterpret_cast<uintptr_t>(&AcdSchemaTreeRelease); }
+uintptr_t ShadowArrayRelease() { return reinterpret_cast<uintptr_t>(&AcdShadowArrayRelease); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(arrow_c_device_model) {
@@ -131,4 +136,6 @@ EMSCRIPTEN_BINDINGS(arrow_c_device_model) {
   function("formatCheck", &FormatCheck);
   function("schemaKey", &SchemaKey);
   function("schemaKeyBuffer", &SchemaKeyBuffer);
+  function("schemaTreeRelease", &SchemaTreeRelease);
+  function("shadowArrayRelease", &ShadowArrayRelease);
 }

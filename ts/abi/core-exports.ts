@@ -35,6 +35,9 @@ export interface CoreExports {
   /** The key of a validated schema tree written to out (0: schemaKeyBuffer(), 4096 bytes) when it fits in capacity bytes; its size. */
   schemaKey(schema: number, out: number, capacity: number): number;
   schemaKeyBuffer(): number;
+  /** The function table indices of the releases of struct trees laid out in one block (csrc/model/tree_block.c). */
+  schemaTreeRelease(): number;
+  shadowArrayRelease(): number;
   formatCheck(format: string): number;
   foreignMap(origin: number, size: number): void;
 }
@@ -44,4 +47,5 @@ export const CORE_EXPORTS: readonly (keyof CoreExports)[] = [
   'flatExport', 'flatScratch', 'flatScratchBytes',
   'deviceArrayInitDevice', 'schemaMove', 'arrayMove', 'deviceArrayMove', 'schemaRelease', 'arrayRelease',
   'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap', 'lastErrorPath', 'schemaImport', 'arrayImport', 'schemaKey', 'schemaKeyBuffer',
+  'schemaTreeRelease', 'shadowArrayRelease',
 ];

@@ -329,10 +329,18 @@ export class Core {
    * (ACD_FOREIGN_ADDRESS_BASE + address) copy those bytes from `memory`.
    */
   withForeignWindow<T>(memory: WebAssembly.Memory, size: number, body: () => T): T {
+    // Views made once per window, again after a memory grew (which detaches the old view).
+    let source = new Uint8Array(memory.buffer);
+    let target = this.bytes;
     this.m.acdForeignRead = (address, dst, n) => {
-      const from = memory.buffer;
-      if (address + n > from.byteLength) return 1;
-      new Uint8Array(this.memory.buffer, dst, n).set(new Uint8Array(from, address, n));
+      if (source.length === 0) source = new Uint8Array(memory.buffer);
+      if (target.length === 0) target = this.bytes;
+      if (address + n > source.length || dst + n > target.length) return 1;
+      if (n <= 64) {
+        for (let i = 0; i < n; i++) target[dst + i] = source[address + i]!;
+      } else {
+        target.set(source.subarray(address, address + n), dst);
+      }
       return 0;
     };
     this.m.foreignMap(0, size);
@@ -342,6 +350,18 @@ export class Core {
       this.m.foreignMap(0, 0);
       this.m.acdForeignRead = undefined;
     }
+  }
+
+  #treeReleases: { schema: number; shadowArray: number } | undefined;
+
+  /**
+   * The function table indices of the releases that struct trees laid out
+   * whole in one block carry (csrc/model/tree_block.c): a schema tree's
+   * nodes, and the validator's shadows of another module's arrays.
+   */
+  get treeReleases(): { schema: number; shadowArray: number } {
+    this.#treeReleases ??= { schema: this.m.schemaTreeRelease(), shadowArray: this.m.shadowArrayRelease() };
+    return this.#treeReleases;
   }
 
   /** Parses a format string in C; throws its error (which quotes the string). */
