@@ -76,8 +76,10 @@ int AcdForeignRangeReadable(uintptr_t address, int64_t size) {
          at <= acd_size && (uint64_t)size <= acd_size - at;
 }
 
-// The line holding offset `at` of the window, fetched when no line does.
-static struct AcdWindowLine* AcdWindowLineAt(uint64_t at) {
+// The line holding offset `at` of the window, fetched when no line does:
+// `wanted` bytes at least (those the read asks for), twice as many as a line
+// that ends at `at` holds (a scan going on), up to a line's size.
+static struct AcdWindowLine* AcdWindowLineAt(uint64_t at, uint64_t wanted) {
   struct AcdWindowLine* victim = &acd_lines[0];
   for (int k = 0; k < ACD_WINDOW_LINES; k++) {
     struct AcdWindowLine* line = &acd_lines[k];
@@ -87,8 +89,7 @@ static struct AcdWindowLine* AcdWindowLineAt(uint64_t at) {
     }
     if (line->used < victim->used) victim = line;
   }
-  // A read that goes on where a line ends fetches twice that line's size.
-  uint64_t want = ACD_WINDOW_FIRST_FETCH;
+  uint64_t want = wanted > ACD_WINDOW_FIRST_FETCH ? wanted : ACD_WINDOW_FIRST_FETCH;
   for (int k = 0; k < ACD_WINDOW_LINES; k++) {
     const struct AcdWindowLine* line = &acd_lines[k];
     if (line->size > 0 && line->start + line->size == at && 2 * line->size > want) want = 2 * line->size;
@@ -112,7 +113,7 @@ void AcdForeignLoad(const void* ptr, void* dst, size_t n) {
   uint8_t* out = (uint8_t*)dst;
   uint64_t at = (uint64_t)address - (uint64_t)ACD_FOREIGN_ADDRESS_BASE;
   while (n > 0) {
-    struct AcdWindowLine* line = at < acd_size ? AcdWindowLineAt(at) : NULL;
+    struct AcdWindowLine* line = at < acd_size ? AcdWindowLineAt(at, n) : NULL;
     if (line == NULL) {
       memset(out, 0, n);
       return;

@@ -150,12 +150,12 @@ export function copySchemaTree(core: Core, from: ForeignSource, ptr: number): nu
   const strings: number[] = [];
   const metadata = new Map<number, Uint8Array>();
   const bytes = from.space.bytes;
-  const u32 = new Uint32Array(bytes.buffer, 0, bytes.length >> 2);
+  let u32 = new Uint32Array(bytes.buffer, 0, bytes.length >> 2);
   let textBytes = 0;
   let pointerBytes = 0;
   let metadataBytes = 0;
   const limit = bytes.length;
-  const view = s.view;
+  let view = s.view;
   for (let i = 0; i < w.ptrs.length; i++) {
     const node = w.ptrs[i]!;
     if (!(node > 0 && node + size <= limit)) s.checkRange(node, size, () => w.path(i));
@@ -213,7 +213,10 @@ export function copySchemaTree(core: Core, from: ForeignSource, ptr: number): nu
   const release = core.treeReleases.schema;
   const out = core.bytes;
   const outWords = new Uint32Array(out.buffer, 0, out.length >> 2);
+  // The other memory may be this one (a module seen through its own memory): views again after the allocations.
   const src = from.space.bytes;
+  u32 = new Uint32Array(src.buffer, 0, src.length >> 2);
+  view = s.view;
   outWords[block >> 2] = SCHEMA_TREE_KIND;
   outWords[(block >> 2) + 1] = nodes;
   outWords[(block >> 2) + 2] = total;
@@ -295,7 +298,7 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
   const align = s.layout.structs.ArrowArray.align;
   const bytes = from.space.bytes;
   const memorySize = bytes.length;
-  const u32 = new Uint32Array(bytes.buffer, 0, memorySize >> 2);
+  let u32 = new Uint32Array(bytes.buffer, 0, memorySize >> 2);
   const w = new Walk('array', ptr);
   let pointerBytes = 0;
   for (let i = 0; i < w.ptrs.length; i++) {
@@ -323,6 +326,8 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
   const block = core.alloc(nodes * size + pointerBytes);
   try {
     const release = core.treeReleases.shadowArray;
+    // The other memory may be this one: a view again after the allocation.
+    if (u32.length === 0) u32 = new Uint32Array(from.space.bytes.buffer, 0, memorySize >> 2);
     const out = core.bytes;
     const outWords = new Uint32Array(out.buffer, 0, out.length >> 2);
     let pointer = (block + nodes * size) >> 2;
