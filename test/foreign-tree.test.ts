@@ -111,11 +111,21 @@ describe("the array's shadow", () => {
   });
 });
 
+/** Columns enough that neither the schema's copy nor the array's shadow fits the core's scratch area: both are allocated. */
+function wideBatch(columns = 5000): arrow.RecordBatch {
+  const children = Array.from({ length: columns }, (_, i) => arrow.makeData({ type: new arrow.Int32(), length: 2, nullCount: 0, data: Int32Array.of(i, -i) }));
+  const fields = children.map((_, i) => new arrow.Field(`c${i}`, new arrow.Int32(), false));
+  const type = new arrow.Struct(fields);
+  return new arrow.RecordBatch(new arrow.Schema(fields), arrow.makeData({ type, length: 2, nullCount: 0, children }));
+}
+
 describe("the core's own memory seen as another module's", () => {
   test.each(['view', 'copy'] as const)('%s mode: an allocation that grows the memory during the copies', (mode) => {
     const self = acd.foreign({ memory: acd.memory, table: acd.core.table, malloc: (n) => acd.core.alloc(n), free: (p) => acd.core.free(p) }, 'itself');
     const before = acd.bytesAllocated();
-    const e = acd.exportBatch(batch());
+    expect(2 * 5000 * acd.core.structs.size('ArrowSchema')).toBeGreaterThan(acd.core.shadowScratch.bytes);
+    const source = wideBatch();
+    const e = acd.exportBatch(source);
     const core = acd.core;
     const alloc = core.alloc.bind(core);
     let grown = 0;
@@ -131,8 +141,8 @@ describe("the core's own memory seen as another module's", () => {
     } finally {
       core.alloc = alloc;
     }
-    expect(grown).toBeGreaterThan(1);
-    expect(plain(imported.value)).toEqual(plain(batch()));
+    expect(grown).toBeGreaterThan(2);
+    expect(plain(imported.value)).toEqual(plain(source));
     imported.release();
     e.release();
     expect(acd.bytesAllocated()).toBe(before);

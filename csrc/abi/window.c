@@ -14,8 +14,9 @@
 #if defined(__EMSCRIPTEN__)
 #include <emscripten/em_js.h>
 #include <emscripten/emscripten.h>
-// The TypeScript side sets Module.acdForeignRead while it maps a module's
-// memory (ts/exchange/view-from.ts); addresses cross as unsigned 32-bit.
+// The TypeScript side installs Module.acdForeignRead, which reads the memory
+// mapped for the validation under way (ts/abi/core.ts arrayValidateForeign);
+// addresses cross as unsigned 32-bit.
 EM_JS(int, AcdForeignReadJs, (uint32_t address, void* dst, size_t n), {
   var read = Module["acdForeignRead"];
   return read ? read(address >>> 0, dst >>> 0, n >>> 0) : 1;

@@ -29,6 +29,11 @@ export interface CoreExports {
   arrayRelease(array: number): number;
   schemaValidate(schema: number): number;
   arrayValidate(schema: number, array: number, level: number, schemaValid: boolean): number;
+  /** arrayValidate (of a valid schema) with the first `mapped` bytes of another memory in the foreign window (Module.acdForeignRead reads them). */
+  arrayValidateForeign(schema: number, array: number, level: number, mapped: number): number;
+  /** A static area for the shadows of arrayValidateForeign, and its size. */
+  shadowScratch(): number;
+  shadowScratchBytes(): number;
   /** Validates, allocates and moves in one call: the library's own struct, or 0 (lastError says why; the source is untouched). */
   schemaImport(src: number): number;
   arrayImport(schema: number, src: number, level: number, schemaValid: boolean): number;
@@ -47,5 +52,5 @@ export const CORE_EXPORTS: readonly (keyof CoreExports)[] = [
   'flatExport', 'flatScratch', 'flatScratchBytes',
   'deviceArrayInitDevice', 'schemaMove', 'arrayMove', 'deviceArrayMove', 'schemaRelease', 'arrayRelease',
   'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap', 'lastErrorPath', 'schemaImport', 'arrayImport', 'schemaKey', 'schemaKeyBuffer',
-  'schemaTreeRelease', 'shadowArrayRelease',
+  'schemaTreeRelease', 'shadowArrayRelease', 'arrayValidateForeign', 'shadowScratch', 'shadowScratchBytes',
 ];

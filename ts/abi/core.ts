@@ -323,18 +323,27 @@ export class Core {
     }
   }
 
+  /** The memory mapped into the foreign window during arrayValidateForeign, and views of both memories. */
+  #window: { memory: WebAssembly.Memory; source: Uint8Array; target: Uint8Array } | null = null;
+  #shadowScratch: { at: number; bytes: number } | undefined;
+
   /**
-   * Runs body with the first `size` bytes of another module's memory mapped
-   * into the foreign window (csrc/abi/window.c): C reads of window addresses
-   * (ACD_FOREIGN_ADDRESS_BASE + address) copy those bytes from `memory`.
+   * Validates the array at `array`, a shadow in this memory whose buffer
+   * pointers are foreign-window addresses (ACD_FOREIGN_ADDRESS_BASE +
+   * address), against the valid schema at `schema`, with the first `size`
+   * bytes of another module's memory mapped into the window
+   * (csrc/abi/window.c): the validator's reads of window addresses copy
+   * those bytes from `memory`. One call into the core.
    */
-  withForeignWindow<T>(memory: WebAssembly.Memory, size: number, body: () => T): T {
-    // Views made once per window, again after a memory grew (which detaches the old view).
-    let source = new Uint8Array(memory.buffer);
-    let target = this.bytes;
-    this.m.acdForeignRead = (address, dst, n) => {
-      if (source.length === 0) source = new Uint8Array(memory.buffer);
-      if (target.length === 0) target = this.bytes;
+  arrayValidateForeign(memory: WebAssembly.Memory, size: number, schema: number, array: number, level: number): void {
+    // Installed once: it reads whichever memory is mapped.
+    this.m.acdForeignRead ??= (address, dst, n) => {
+      const w = this.#window;
+      if (w === null) return 1;
+      // Views again after a memory grew, which detaches the old ones.
+      if (w.source.length === 0) w.source = new Uint8Array(w.memory.buffer);
+      if (w.target.length === 0) w.target = this.bytes;
+      const { source, target } = w;
       if (address + n > source.length || dst + n > target.length) return 1;
       if (n <= 64) {
         for (let i = 0; i < n; i++) target[dst + i] = source[address + i]!;
@@ -343,13 +352,18 @@ export class Core {
       }
       return 0;
     };
-    this.m.foreignMap(0, size);
+    this.#window = { memory, source: new Uint8Array(memory.buffer), target: this.bytes };
     try {
-      return body();
+      this.check(this.m.arrayValidateForeign(schema, array, level, size), undefined, { level: VALIDATION_LEVELS[level] });
     } finally {
-      this.m.foreignMap(0, 0);
-      this.m.acdForeignRead = undefined;
+      this.#window = null;
     }
+  }
+
+  /** A static area of this memory for the shadows of arrayValidateForeign (not allocated: free to use between two calls). */
+  get shadowScratch(): { at: number; bytes: number } {
+    this.#shadowScratch ??= { at: this.m.shadowScratch(), bytes: this.m.shadowScratchBytes() };
+    return this.#shadowScratch;
   }
 
   #treeReleases: { schema: number; shadowArray: number } | undefined;

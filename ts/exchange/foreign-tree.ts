@@ -65,6 +65,8 @@ function words(s: StructReader): { schema: Words; array: Words } {
   return w;
 }
 
+/** Trees of fewer nodes find a node reached twice by comparing addresses; larger ones with a set. */
+const SMALL_TREE = 24;
 /** A node's link to its parent: parent * LINK + its place there + 1 (place -1: the dictionary). */
 const LINK = 0x1000000;
 
@@ -77,7 +79,7 @@ const LINK = 0x1000000;
 class Walk {
   readonly ptrs: number[];
   readonly links: number[] = [-1];
-  readonly seen = new Set<number>();
+  seen: Set<number> | null = null;
   #depth = 0;
   #levelEnd = 1;
 
@@ -104,9 +106,18 @@ class Walk {
       this.#levelEnd = this.ptrs.length;
       if (this.#depth > MAX_DEPTH) this.fail(i, '', `deeper than ${MAX_DEPTH} levels`);
     }
-    const ptr = this.ptrs[i]!;
-    if (this.seen.has(ptr)) this.fail(i, '', `the node at ${ptr} is reached twice (the tree is a DAG or has a cycle)`);
-    this.seen.add(ptr);
+    const ptrs = this.ptrs;
+    const ptr = ptrs[i]!;
+    // A few nodes (a batch of a few columns) are compared; a set is made for more.
+    let reached = false;
+    if (i < SMALL_TREE) {
+      for (let k = 0; k < i; k++) reached ||= ptrs[k] === ptr;
+    } else {
+      if (this.seen === null) this.seen = new Set(ptrs.slice(0, i));
+      reached = this.seen.has(ptr);
+      this.seen.add(ptr);
+    }
+    if (reached) this.fail(i, '', `the node at ${ptr} is reached twice (the tree is a DAG or has a cycle)`);
   }
 
   add(ptr: number, parent: number, place: number): void {
@@ -131,17 +142,35 @@ class Walk {
 const align4 = (n: number) => (n + 3) & ~3;
 const align8 = (n: number) => (n + 7) & ~7;
 
+/** A static area of the core's memory that a copy may use until the next import (Core.shadowScratch). */
+export interface Scratch {
+  readonly at: number;
+  readonly bytes: number;
+}
+
+/** A schema tree copied by copySchemaTree. */
+export interface SchemaCopy {
+  /** The root struct. */
+  readonly root: number;
+  /** The bytes of the scratch area it takes, or 0 when allocated. */
+  readonly taken: number;
+  /** Whether a node has metadata. */
+  readonly metadata: boolean;
+}
+
 /**
- * Copies the ArrowSchema tree at `ptr` of `from` into the core: a new root
- * struct (allocated on its own, as every ImportedSchema's is) whose nodes,
- * strings and metadata all lie in one block, byte for byte as the other
- * module has them (the C validator checks them next). Returns the root.
+ * Copies the ArrowSchema tree at `ptr` of `from` into the core, byte for
+ * byte as the other module has it (the C validator checks it next): a root
+ * struct whose nodes, strings and metadata all lie in one block. In
+ * `scratch` when given and it fits (`taken`: the bytes used there, from its
+ * start; nothing to release), else allocated (`taken` 0): the root on its
+ * own, as every ImportedSchema's is.
  *
- * Ownership: the caller owns the root (its release frees the block; the
- * caller frees the root struct); the foreign tree is left as it was. On
- * failure nothing is allocated.
+ * Ownership: an allocated copy is the caller's (the root's release frees the
+ * block; the caller frees the root struct); the foreign tree is left as it
+ * was. On failure nothing is allocated.
  */
-export function copySchemaTree(core: Core, from: ForeignSource, ptr: number): number {
+export function copySchemaTree(core: Core, from: ForeignSource, ptr: number, scratch: Scratch | null = null): SchemaCopy {
   const s = from.space.structs;
   const o = words(s).schema;
   const size = o.size;
@@ -196,19 +225,26 @@ export function copySchemaTree(core: Core, from: ForeignSource, ptr: number): nu
   }
 
   // The block: header, the structs of every node but the root, the children
-  // pointer arrays, the metadata, the strings (NUL-terminated: the block is zeroed).
+  // pointer arrays, the metadata, the strings (each followed by a NUL).
   const nodes = w.ptrs.length;
   const pointersAt = TREE_HEADER + (nodes - 1) * size;
   const metadataAt = pointersAt + pointerBytes;
   const textAt = metadataAt + metadataBytes;
   const total = align8(textAt + textBytes);
-  const root = core.alloc(size);
+  const inScratch = scratch !== null && align8(size) + total <= scratch.bytes;
+  let root: number;
   let block: number;
-  try {
-    block = core.alloc(total);
-  } catch (e) {
-    core.free(root);
-    throw e;
+  if (inScratch) {
+    root = scratch.at;
+    block = scratch.at + align8(size);
+  } else {
+    root = core.alloc(size);
+    try {
+      block = core.alloc(total);
+    } catch (e) {
+      core.free(root);
+      throw e;
+    }
   }
   const release = core.treeReleases.schema;
   const out = core.bytes;
@@ -220,6 +256,7 @@ export function copySchemaTree(core: Core, from: ForeignSource, ptr: number): nu
   outWords[block >> 2] = SCHEMA_TREE_KIND;
   outWords[(block >> 2) + 1] = nodes;
   outWords[(block >> 2) + 2] = total;
+  outWords[(block >> 2) + 3] = 0;
   const structAt = (i: number) => (i === 0 ? root : block + TREE_HEADER + (i - 1) * size);
   let pointer = (block + pointersAt) >> 2;
   let meta = block + metadataAt;
@@ -228,33 +265,31 @@ export function copySchemaTree(core: Core, from: ForeignSource, ptr: number): nu
   for (let i = 0; i < nodes; i++) {
     const node = w.ptrs[i]!;
     const at = structAt(i) >> 2;
+    // Every field is written: the scratch area holds what the last copy left.
     outWords[at + o.format] = text;
     text = copyString(src, word(u32, view, node, o.format), strings[2 * i]!, out, text);
     const nameSize = strings[2 * i + 1]!;
-    if (nameSize >= 0) {
-      outWords[at + o.name] = text;
-      text = copyString(src, word(u32, view, node, o.name), nameSize, out, text);
-    }
+    outWords[at + o.name] = nameSize < 0 ? 0 : text;
+    if (nameSize >= 0) text = copyString(src, word(u32, view, node, o.name), nameSize, out, text);
     const m = metadata.get(i);
+    outWords[at + o.metadata] = m === undefined ? 0 : meta;
     if (m !== undefined) {
       out.set(m, meta);
-      outWords[at + o.metadata] = meta;
       meta += align4(m.length);
     }
     outWords[at + o.flags] = word(u32, view, node, o.flags);
     outWords[at + o.flags + 1] = word(u32, view, node, o.flags + 1);
     const n = word(u32, view, node, o.nChildren);
     outWords[at + o.nChildren] = n;
-    if (n > 0) {
-      outWords[at + o.children] = pointer << 2;
-      for (let c = 0; c < n; c++) outWords[pointer++] = structAt(next + c);
-      next += n;
-    }
-    if (word(u32, view, node, o.dictionary) !== 0) outWords[at + o.dictionary] = structAt(next++);
+    outWords[at + o.nChildren + 1] = 0;
+    outWords[at + o.children] = n > 0 ? pointer << 2 : 0;
+    for (let c = 0; c < n; c++) outWords[pointer++] = structAt(next + c);
+    next += n;
+    outWords[at + o.dictionary] = word(u32, view, node, o.dictionary) !== 0 ? structAt(next++) : 0;
     outWords[at + o.release] = release;
     outWords[at + o.privateData] = block;
   }
-  return root;
+  return { root, taken: inScratch ? align8(size) + total : 0, metadata: metadata.size > 0 };
 }
 
 /** Word f of the struct at `node` (through the DataView when the struct is not aligned). */
@@ -262,7 +297,7 @@ function word(u32: Uint32Array, view: DataView, node: number, f: number): number
   return (node & 3) === 0 ? u32[(node >> 2) + f]! : view.getUint32(node + 4 * f, true);
 }
 
-/** Copies the `n` bytes at `from` of src to `to` of out and returns where the next string goes (past a NUL, zeroed already). */
+/** Copies the `n` bytes at `from` of src to `to` of out, then a NUL; returns where the next string goes. */
 function copyString(src: Uint8Array, from: number, n: number, out: Uint8Array, to: number): number {
   // Formats and names are short: a loop costs less than a subarray and a set.
   if (n <= 64) {
@@ -270,6 +305,7 @@ function copyString(src: Uint8Array, from: number, n: number, out: Uint8Array, t
   } else {
     out.set(src.subarray(from, from + n), to);
   }
+  out[to + n] = 0;
   return to + n + 1;
 }
 
@@ -290,8 +326,10 @@ function stringSize(s: StructReader, bytes: Uint8Array, address: number, w: Walk
  * are found here, with its messages: the shadow carries what it reads next.
  *
  * Ownership: borrows everything; the shadow is freed before this returns.
+ * It is written past the first `taken` bytes of the core's scratch area when
+ * it fits there.
  */
-export function validateThroughWindow(core: Core, from: ForeignSource, schema: number, ptr: number, level: number): void {
+export function validateThroughWindow(core: Core, from: ForeignSource, schema: number, ptr: number, level: number, taken = 0): void {
   const s = from.space.structs;
   const o = words(s).array;
   const size = o.size;
@@ -304,7 +342,7 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
   for (let i = 0; i < w.ptrs.length; i++) {
     const node = w.ptrs[i]!;
     if (node === 0) w.fail(i, '', 'expected an array, found NULL');
-    if (node % align !== 0) w.fail(i, '', `expected a struct ArrowArray aligned to ${align} bytes, found ${node}`);
+    if ((node & (align - 1)) !== 0) w.fail(i, '', `expected a struct ArrowArray aligned to ${align} bytes, found ${node}`);
     if (node + size > memorySize) s.checkRange(node, size, () => w.path(i));
     w.visit(i);
     const at = node >> 2;
@@ -312,9 +350,12 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
     const nBuffers = w.count(u32[at + o.nBuffers]!, u32[at + o.nBuffers + 1]!, i, 'buffers');
     const n = w.count(u32[at + o.nChildren]!, u32[at + o.nChildren + 1]!, i, 'children');
     // NULL pointer arrays stay NULL in the shadow, for the validator to name.
-    if (pointerArray(s, u32[at + o.buffers]!, nBuffers, w, i, '.buffers')) pointerBytes += nBuffers * 4;
+    const buffers = u32[at + o.buffers]!;
+    if (nBuffers > 0 && buffers !== 0 && ((buffers & 3) !== 0 || buffers + 4 * nBuffers > memorySize)) pointerArray(s, buffers, nBuffers, w, i, '.buffers');
+    if (buffers !== 0) pointerBytes += nBuffers * 4;
     const children = u32[at + o.children]!;
-    if (pointerArray(s, children, n, w, i, '.children')) {
+    if (n > 0 && children !== 0 && ((children & 3) !== 0 || children + 4 * n > memorySize)) pointerArray(s, children, n, w, i, '.children');
+    if (children !== 0 && n > 0) {
       pointerBytes += n * 4;
       for (let c = 0; c < n; c++) w.add(u32[(children >> 2) + c]!, i, c);
     }
@@ -323,7 +364,11 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
   }
 
   const nodes = w.ptrs.length;
-  const block = core.alloc(nodes * size + pointerBytes);
+  // In the core's scratch area when it fits (no allocation, no call), past the `taken` bytes a schema copy holds there.
+  const scratch = core.shadowScratch;
+  const bytesNeeded = nodes * size + pointerBytes;
+  const inScratch = taken + bytesNeeded <= scratch.bytes;
+  const block = inScratch ? scratch.at + taken : core.alloc(bytesNeeded);
   try {
     const release = core.treeReleases.shadowArray;
     // The other memory may be this one: a view again after the allocation.
@@ -345,13 +390,20 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
       const nBuffers = u32[at + o.nBuffers]!;
       const n = u32[at + o.nChildren]!;
       outWords[to + o.nBuffers] = nBuffers;
+      outWords[to + o.nBuffers + 1] = 0;
       outWords[to + o.nChildren] = n;
+      outWords[to + o.nChildren + 1] = 0;
+      // The scratch area holds what the last shadow left: every field is written.
+      outWords[to + o.buffers] = 0;
+      outWords[to + o.children] = 0;
+      outWords[to + o.dictionary] = 0;
+      outWords[to + o.privateData] = 0;
       const buffers = u32[at + o.buffers]!;
       if (buffers !== 0 && nBuffers > 0) {
         outWords[to + o.buffers] = pointer << 2;
         for (let b = 0; b < nBuffers; b++) {
           const address = u32[(buffers >> 2) + b]!;
-          outWords[pointer++] = address === 0 ? 0 : windowAddress(address, memorySize, w, i, b);
+          outWords[pointer++] = address === 0 ? 0 : address < WINDOW_SIZE - 1 ? WINDOW_BASE + address : windowAddress(address, memorySize, w, i, b);
         }
       }
       if (u32[at + o.children] !== 0 && n > 0) {
@@ -362,21 +414,16 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
       if (u32[at + o.dictionary] !== 0) outWords[to + o.dictionary] = block + next++ * size;
       outWords[to + o.release] = release;
     }
-    core.withForeignWindow(from.space.memory, Math.min(memorySize, WINDOW_SIZE - 1), () => core.arrayValidate(schema, block, level, true));
+    core.arrayValidateForeign(from.space.memory, Math.min(memorySize, WINDOW_SIZE - 1), schema, block, level);
   } finally {
-    core.free(block);
+    if (!inScratch) core.free(block);
   }
 }
 
-/**
- * Whether node i's C array of n pointers at `address` is there to copy:
- * false when NULL or n is 0; else checked aligned and inside the memory.
- */
-function pointerArray(s: StructReader, address: number, n: number, w: Walk, i: number, suffix: string): boolean {
-  if (n === 0 || address === 0) return false;
+/** Node i's C array of n pointers at `address` (not NULL), misaligned or outside the memory: the error naming it. */
+function pointerArray(s: StructReader, address: number, n: number, w: Walk, i: number, suffix: string): void {
   if (address % 4 !== 0) w.fail(i, suffix, `expected ${n} pointers aligned to 4 bytes, found ${address}`);
   s.checkRange(address, n * 4, () => `${w.path(i)}${suffix}`);
-  return true;
 }
 
 /**

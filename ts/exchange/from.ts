@@ -12,8 +12,10 @@
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, withContext } from '../abi/errors.js';
 import { readRaw, writeRaw } from '../model/raw.js';
+import type { Field } from '../model/types.js';
 import { copySchemaTree, validateThroughWindow, WINDOW_SIZE } from './foreign-tree.js';
-import { Imported, ImportedSchema, type Reader } from './handles.js';
+import { Imported, ImportedSchema, recordSchema, type ReadSchema, type Reader } from './handles.js';
+import { cachedSchemaField, readSchemaField } from './schema-cache.js';
 import { checkCpuDeviceArray, LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions } from './options.js';
 
 /**
@@ -23,7 +25,7 @@ import { checkCpuDeviceArray, LEVELS, levelOf, modeOf, type ForeignSource, type 
 export function copySchemaFrom(core: Core, from: ForeignSource, ptr: number): ImportedSchema {
   let own: number;
   try {
-    own = copySchemaTree(core, from, ptr);
+    own = copySchemaTree(core, from, ptr).root;
   } catch (e) {
     throw named(from, e);
   }
@@ -35,6 +37,53 @@ export function copySchemaFrom(core: Core, from: ForeignSource, ptr: number): Im
     core.free(own);
     throw named(from, e);
   }
+}
+
+/** The schema of one import from another module, given as an address (schemaForImport). */
+export interface ImportSchema extends ReadSchema {
+  /** Its copy in the core, which the C validator checks the array against. */
+  readonly ptr: number;
+  /** The bytes of the core's scratch area the copy takes (0: allocated, an ImportedSchema). */
+  readonly taken: number;
+  release(): void;
+}
+
+/**
+ * The schema of one import from another module, given as an address: copied
+ * into the core's scratch area when it fits (nothing is allocated, nothing
+ * to release; valid until the next import), else into an ImportedSchema. A
+ * copy whose key is in the schema cache is a schema validated before
+ * (equal keys, equal trees) and is not validated again, unless it has
+ * metadata (whose key is its size in bytes as the C reader finds it).
+ */
+export function schemaForImport(core: Core, from: ForeignSource, ptr: number): ImportSchema {
+  let copy;
+  try {
+    copy = copySchemaTree(core, from, ptr, core.shadowScratch);
+  } catch (e) {
+    throw named(from, e);
+  }
+  if (copy.taken === 0) {
+    let schema: ImportedSchema;
+    try {
+      core.schemaValidate(copy.root);
+      schema = new ImportedSchema(core, copy.root);
+    } catch (e) {
+      core.space.release('ArrowSchema', copy.root);
+      core.free(copy.root);
+      throw named(from, e);
+    }
+    return { field: schema.field, get schema() { return schema.schema; }, ptr: schema.ptr, taken: 0, release: () => schema.release() };
+  }
+  let field: Field;
+  try {
+    const cached = copy.metadata ? null : cachedSchemaField(core, copy.root);
+    if (cached === null) core.schemaValidate(copy.root);
+    field = cached ?? readSchemaField(core, copy.root);
+  } catch (e) {
+    throw named(from, e);
+  }
+  return { field, get schema() { return recordSchema(field); }, ptr: copy.root, taken: copy.taken, release: () => {} };
 }
 
 /**
@@ -92,9 +141,9 @@ export function importArrayCopyFrom<T>(core: Core, from: ForeignSource, schemaAr
   const mode = modeOf(options);
   const level = levelOf(options);
   const ownsSchema = typeof schemaArg === 'number';
-  const schema = ownsSchema ? copySchemaFrom(core, from, schemaArg) : schemaArg;
+  if (!ownsSchema && schemaArg.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
+  const schema = ownsSchema ? schemaForImport(core, from, schemaArg) : schemaArg;
   try {
-    if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
     const s = from.space.structs;
     let value: T;
     try {
@@ -102,7 +151,7 @@ export function importArrayCopyFrom<T>(core: Core, from: ForeignSource, schemaAr
       if (struct === 'ArrowDeviceArray') checkCpuDeviceArray(s, ptr, ': only CPU arrays can be read from another module');
       const at = struct === 'ArrowDeviceArray' ? ptr + s.offsetOf('ArrowDeviceArray', 'array') : ptr;
       if (s.ptr('ArrowArray', at, 'release') === 0) throw new ArrowCDeviceError('array: expected a live array, found a released one', EINVAL);
-      if (level > LEVELS.none) validateThroughWindow(core, from, schema.ptr, at, level);
+      if (level > LEVELS.none) validateThroughWindow(core, from, schema.ptr, at, level, ownsSchema ? (schema as ImportSchema).taken : 0);
       value = read(schema, at, mode, from.space);
     } catch (e) {
       throw named(from, e);
@@ -119,7 +168,7 @@ export function importArrayCopyFrom<T>(core: Core, from: ForeignSource, schemaAr
     return result;
   } finally {
     // The copy of the schema was read into the result; the core's copy can go.
-    if (ownsSchema) schema.release();
+    if (ownsSchema) (schema as ImportSchema).release();
   }
 }
 

@@ -15,7 +15,7 @@
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
 import { validateThroughWindow } from './foreign-tree.js';
-import { copySchemaFrom, named, releaseForeign } from './from.js';
+import { named, releaseForeign, schemaForImport, type ImportSchema } from './from.js';
 import { Imported, ImportedSchema, type Reader } from './handles.js';
 import { checkCpuDeviceArray, LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions } from './options.js';
 
@@ -49,10 +49,11 @@ export function importArrayViewFrom<T>(core: Core, from: ForeignSource, schemaAr
       `or pass inPlace: true (the struct is owned where it is: keep what holds it alive until release()), or use mode: 'copy'`, ENOSYS);
   }
   const ownsSchema = typeof schemaArg === 'number';
-  const schema = ownsSchema ? copySchemaFrom(core, from, schemaArg) : schemaArg;
+  if (!ownsSchema && schemaArg.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
+  // Given as an address, the schema is copied for this import only: the reader keeps its field.
+  const schema = ownsSchema ? schemaForImport(core, from, schemaArg) : schemaArg;
   let keepSchema = false;
   try {
-    if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
     const s = space.structs;
     const size = s.size(struct);
     const offset = struct === 'ArrowDeviceArray' ? s.offsetOf('ArrowDeviceArray', 'array') : 0;
@@ -60,7 +61,7 @@ export function importArrayViewFrom<T>(core: Core, from: ForeignSource, schemaAr
       s.checkRange(ptr, size, struct === 'ArrowDeviceArray' ? 'device array' : 'array');
       if (struct === 'ArrowDeviceArray') checkCpuDeviceArray(s, ptr, ': only CPU arrays can be read from another module');
       checkRelease(from, ptr + offset);
-      if (level > LEVELS.none) validateThroughWindow(core, from, schema.ptr, ptr + offset, level);
+      if (level > LEVELS.none) validateThroughWindow(core, from, schema.ptr, ptr + offset, level, ownsSchema ? (schema as ImportSchema).taken : 0);
     } catch (e) {
       throw named(from, e);
     }
@@ -99,12 +100,12 @@ export function importArrayViewFrom<T>(core: Core, from: ForeignSource, schemaAr
         releaseForeign(from, 'ArrowArray', at);
       } finally {
         if (!inPlace) allocator!.free(moved);
-        if (ownsSchema) schema.release();
+        if (ownsSchema) (schema as ImportSchema).release();
       }
     };
     keepSchema = true;
     return new Imported(space, value, () => read(schema, at, mode, space), cleanup);
   } finally {
-    if (ownsSchema && !keepSchema && !schema.released) schema.release();
+    if (ownsSchema && !keepSchema) (schema as ImportSchema).release();
   }
 }
