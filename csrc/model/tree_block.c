@@ -1,5 +1,5 @@
 // Struct trees that TypeScript writes whole into one block of this memory
-// (ts/exchange/foreign-tree.ts): copies of another module's trees, which C
+// (ts/exchange/foreign-schema.ts, foreign-shadow.ts): copies of another module's trees, which C
 // on wasm cannot address. Here are the releases they carry.
 //
 // A schema tree: every node's private_data is the block, which starts with a

@@ -31,7 +31,7 @@ int ArrayValidate(uintptr_t schema, uintptr_t array, int level, bool schema_vali
 
 // An array whose buffers are in another module's memory, checked through a
 // shadow whose buffer pointers are foreign-window addresses
-// (ts/exchange/foreign-tree.ts): the first `mapped` bytes of that memory
+// (ts/exchange/foreign-shadow.ts): the first `mapped` bytes of that memory
 // mapped into the window (abi/window.c) for this one validation.
 int ArrayValidateForeign(uintptr_t schema, uintptr_t array, int level, double mapped) {
   if (int code = CheckLevel(level); code != ACD_OK) return code;

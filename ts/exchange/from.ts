@@ -1,6 +1,6 @@
 // Importing structs that another wasm module produced in its own memory
 // (options.from), copy mode (view mode: view-from.ts). The schema is copied
-// into the core in one pass (foreign-tree.ts) and validated there. The array
+// into the core in one pass (foreign-schema.ts) and validated there. The array
 // is validated through the foreign window as in view mode, then its buffers
 // are copied straight out of the other memory by the raw reader (one
 // allocation per batch), and the producer's structs are released through its
@@ -13,7 +13,9 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, withContext } from '../abi/errors.js';
 import { readRaw, writeRaw } from '../model/raw.js';
 import type { Field } from '../model/types.js';
-import { copySchemaTree, validateThroughWindow, WINDOW_SIZE } from './foreign-tree.js';
+import { copySchemaTree } from './foreign-schema.js';
+import { validateThroughWindow } from './foreign-shadow.js';
+import { WINDOW_SIZE } from './foreign-walk.js';
 import { Imported, ImportedSchema, recordSchema, type ReadSchema, type Reader } from './handles.js';
 import { cachedSchemaField, readSchemaField } from './schema-cache.js';
 import { checkCpuDeviceArray, LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions } from './options.js';

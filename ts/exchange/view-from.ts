@@ -1,7 +1,7 @@
 // Importing structs that another wasm module produced in its own memory
 // (options.from), view mode: no byte of a buffer is copied. The C validator
 // cannot address another memory, so it checks a shadow of the foreign tree
-// in the core's memory (foreign-tree.ts: the same lengths, offsets and
+// in the core's memory (foreign-shadow.ts: the same lengths, offsets and
 // counts) whose buffer pointers are foreign-window addresses
 // (csrc/abi/window.c): its range checks compare with the other memory's
 // size and its content reads fetch the other memory's bytes. Then the
@@ -14,7 +14,7 @@
 
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
-import { validateThroughWindow } from './foreign-tree.js';
+import { validateThroughWindow } from './foreign-shadow.js';
 import { named, releaseForeign, schemaForImport, type ImportSchema } from './from.js';
 import { Imported, ImportedSchema, type Reader } from './handles.js';
 import { checkCpuDeviceArray, LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions } from './options.js';

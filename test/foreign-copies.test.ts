@@ -1,5 +1,5 @@
 // Issue 14: another module's struct trees copied into the core in one pass
-// (ts/exchange/foreign-tree.ts). A schema tree lies in one block whose
+// (ts/exchange/foreign-schema.ts, foreign-shadow.ts). A schema tree lies in one block whose
 // releases (csrc/model/tree_block.c) keep the spec's rules: any node can be
 // moved out and released after the root; a child pointer aimed outside the
 // block is not followed. The array's shadow checks every count first. When
