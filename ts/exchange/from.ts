@@ -12,7 +12,7 @@
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, withContext } from '../abi/errors.js';
 import { readRaw, writeRaw } from '../model/raw.js';
-import type { Field } from '../model/types.js';
+import type { Field, Schema } from '../model/types.js';
 import { copySchemaTree } from './foreign-schema.js';
 import { validateThroughWindow } from './foreign-shadow.js';
 import { WINDOW_SIZE } from './foreign-walk.js';
@@ -75,7 +75,7 @@ export function schemaForImport(core: Core, from: ForeignSource, ptr: number): I
       core.free(copy.root);
       throw named(from, e);
     }
-    return { field: schema.field, get schema() { return schema.schema; }, ptr: schema.ptr, taken: 0, release: () => schema.release() };
+    return new CopiedSchema(schema.field, schema.ptr, 0, schema);
   }
   let field: Field;
   try {
@@ -85,7 +85,20 @@ export function schemaForImport(core: Core, from: ForeignSource, ptr: number): I
   } catch (e) {
     throw named(from, e);
   }
-  return { field, get schema() { return recordSchema(field); }, ptr: copy.root, taken: copy.taken, release: () => {} };
+  return new CopiedSchema(field, copy.root, copy.taken, null);
+}
+
+/** An ImportSchema (a class: an object literal with a getter costs microseconds to make). */
+class CopiedSchema implements ImportSchema {
+  constructor(readonly field: Field, readonly ptr: number, readonly taken: number, private readonly owner: ImportedSchema | null) {}
+
+  get schema(): Schema {
+    return recordSchema(this.field);
+  }
+
+  release(): void {
+    this.owner?.release();
+  }
 }
 
 /**
