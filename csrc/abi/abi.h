@@ -76,7 +76,8 @@ enum AcdPrivateKind {
   ACD_KIND_SCHEMA = 0x53434831,       // "SCH1"
   ACD_KIND_ARRAY = 0x41525231,        // "ARR1"
   ACD_KIND_DEVICE_ARRAY = 0x44415231, // "DAR1"
-  ACD_KIND_SOURCE_STREAM = 0x53545231 // "STR1"
+  ACD_KIND_SOURCE_STREAM = 0x53545231, // "STR1"
+  ACD_KIND_SCHEMA_TREE = 0x53424b31    // "SBK1": a schema tree in one block (model/tree_block.c)
 };
 
 // Whether private_data is a live block of ours tagged `kind`.

@@ -3,7 +3,11 @@
 // side copying from another module's WebAssembly.Memory; natively, a test's
 // function). Reads go through a few cached lines, so that a scan of offsets
 // interleaved with a scan of the values they point to costs one fetch per
-// line of each, not one per value.
+// line of each, not one per value. A fetch costs a call into JS more than
+// its bytes: a line starts at 4 KiB (the validator's reads at 'default' are a
+// few values, an offsets buffer's first and last entries, which in a batch
+// of a thousand rows one line holds both of) and doubles while a scan goes
+// on past its end, up to 16 KiB.
 
 #include <string.h>
 
@@ -12,8 +16,9 @@
 #if defined(__EMSCRIPTEN__)
 #include <emscripten/em_js.h>
 #include <emscripten/emscripten.h>
-// The TypeScript side sets Module.acdForeignRead while it maps a module's
-// memory (ts/exchange/view-from.ts); addresses cross as unsigned 32-bit.
+// The TypeScript side installs Module.acdForeignRead, which reads the memory
+// mapped for the validation under way (ts/abi/core.ts arrayValidateForeign);
+// addresses cross as unsigned 32-bit.
 EM_JS(int, AcdForeignReadJs, (uint32_t address, void* dst, size_t n), {
   var read = Module["acdForeignRead"];
   return read ? read(address >>> 0, dst >>> 0, n >>> 0) : 1;
@@ -31,6 +36,7 @@ void AcdForeignMapJs(uint64_t origin, uint64_t size) {
 
 #define ACD_WINDOW_LINES 4
 #define ACD_WINDOW_LINE_SIZE 16384
+#define ACD_WINDOW_FIRST_FETCH 4096
 
 struct AcdWindowLine {
   uint64_t start;  // offset in the window of line[0]
@@ -73,8 +79,10 @@ int AcdForeignRangeReadable(uintptr_t address, int64_t size) {
          at <= acd_size && (uint64_t)size <= acd_size - at;
 }
 
-// The line holding offset `at` of the window, fetched when no line does.
-static struct AcdWindowLine* AcdWindowLineAt(uint64_t at) {
+// The line holding offset `at` of the window, fetched when no line does:
+// `wanted` bytes at least (those the read asks for), twice as many as a line
+// that ends at `at` holds (a scan going on), up to a line's size.
+static struct AcdWindowLine* AcdWindowLineAt(uint64_t at, uint64_t wanted) {
   struct AcdWindowLine* victim = &acd_lines[0];
   for (int k = 0; k < ACD_WINDOW_LINES; k++) {
     struct AcdWindowLine* line = &acd_lines[k];
@@ -84,7 +92,13 @@ static struct AcdWindowLine* AcdWindowLineAt(uint64_t at) {
     }
     if (line->used < victim->used) victim = line;
   }
-  uint64_t n = acd_size - at < ACD_WINDOW_LINE_SIZE ? acd_size - at : ACD_WINDOW_LINE_SIZE;
+  uint64_t want = wanted > ACD_WINDOW_FIRST_FETCH ? wanted : ACD_WINDOW_FIRST_FETCH;
+  for (int k = 0; k < ACD_WINDOW_LINES; k++) {
+    const struct AcdWindowLine* line = &acd_lines[k];
+    if (line->size > 0 && line->start + line->size == at && 2 * line->size > want) want = 2 * line->size;
+  }
+  if (want > ACD_WINDOW_LINE_SIZE) want = ACD_WINDOW_LINE_SIZE;
+  uint64_t n = acd_size - at < want ? acd_size - at : want;
   victim->start = at;
   victim->size = 0;
   if (acd_read == NULL || n == 0 || acd_read(acd_origin + at, victim->bytes, (size_t)n) != 0) {
@@ -102,7 +116,7 @@ void AcdForeignLoad(const void* ptr, void* dst, size_t n) {
   uint8_t* out = (uint8_t*)dst;
   uint64_t at = (uint64_t)address - (uint64_t)ACD_FOREIGN_ADDRESS_BASE;
   while (n > 0) {
-    struct AcdWindowLine* line = at < acd_size ? AcdWindowLineAt(at) : NULL;
+    struct AcdWindowLine* line = at < acd_size ? AcdWindowLineAt(at, n) : NULL;
     if (line == NULL) {
       memset(out, 0, n);
       return;

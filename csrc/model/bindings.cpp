@@ -102,6 +102,11 @@ int FormatCheck(const std::string& format) {
   return AcdFormatParse(format.c_str(), &parsed, &acd_last_error);
 }
 
+// The function table indices of the releases that TypeScript writes into
+// struct trees it lays out in one block (tree_block.c).
+uintptr_t SchemaTreeRelease() { return reinterpret_cast<uintptr_t>(&AcdSchemaTreeRelease); }
+uintptr_t ShadowArrayRelease() { return reinterpret_cast<uintptr_t>(&AcdShadowArrayRelease); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(arrow_c_device_model) {
@@ -114,4 +119,6 @@ EMSCRIPTEN_BINDINGS(arrow_c_device_model) {
   function("flatScratch", &FlatScratch);
   function("flatScratchBytes", &FlatScratchBytes);
   function("formatCheck", &FormatCheck);
+  function("schemaTreeRelease", &SchemaTreeRelease);
+  function("shadowArrayRelease", &ShadowArrayRelease);
 }

@@ -275,6 +275,14 @@ int AcdFlatInit(double* words, int64_t n_words, const char* strings, int64_t n_s
 void AcdSchemaReleaseOwned(struct ArrowSchema* schema);
 void AcdArrayReleaseOwned(struct ArrowArray* array);
 
+// The releases of struct trees written whole into one block by TypeScript
+// (tree_block.c): a schema tree's nodes (the block starts with a header the
+// writer fills: kind ACD_KIND_SCHEMA_TREE, the node count, the block's size),
+// and the validator's shadows of another module's arrays (they only mark
+// the struct released; the block is freed by whoever made it).
+void AcdSchemaTreeRelease(struct ArrowSchema* schema);
+void AcdShadowArrayRelease(struct ArrowArray* array);
+
 #ifdef __cplusplus
 }
 #endif

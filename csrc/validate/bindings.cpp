@@ -31,6 +31,33 @@ int ArrayValidate(uintptr_t schema, uintptr_t array, int level, bool schema_vali
                   static_cast<AcdValidationLevel>(level), &acd_last_error);
 }
 
+// An array whose buffers are in another module's memory, checked through a
+// shadow whose buffer pointers are foreign-window addresses
+// (ts/exchange/foreign-shadow.ts): the first `mapped` bytes of that memory
+// mapped into the window (abi/window.c) for this one validation.
+int ArrayValidateForeign(uintptr_t schema, uintptr_t array, int level, double mapped) {
+  if (int code = CheckLevel(level); code != ACD_OK) return code;
+  AcdForeignMapJs(0, static_cast<uint64_t>(mapped));
+  int code = AcdArrayValidateWithValidSchema(AcdPtr<const ArrowSchema>(schema), AcdPtr<const ArrowArray>(array),
+                                             static_cast<AcdValidationLevel>(level), &acd_last_error);
+  AcdForeignMapJs(0, 0);
+  return code;
+}
+
+// Where the shadows are written when they fit: allocated once (not counted,
+// as static memory is not; not static, which would add its zeros to the
+// archive the package ships), so that a validation through the window needs
+// no allocation (nor a call to make one). Its content is only read within
+// one ArrayValidateForeign call. 0 bytes when it could not be allocated.
+constexpr int kShadowScratchBytes = 256 * 1024;
+unsigned char* acd_shadow_scratch = nullptr;
+
+uintptr_t ShadowScratch() {
+  if (acd_shadow_scratch == nullptr) acd_shadow_scratch = static_cast<unsigned char*>(std::malloc(kShadowScratchBytes));
+  return reinterpret_cast<uintptr_t>(acd_shadow_scratch);
+}
+double ShadowScratchBytes() { return ShadowScratch() == 0 ? 0 : kShadowScratchBytes; }
+
 // Where the imports and schemaKey leave what they return besides their
 // result, so that it costs neither an allocation nor a call: five doubles
 // (the key's size, or -1; the library's schema and array of a batch import;
@@ -51,6 +78,7 @@ uint8_t* KeyBuffer() {
   if (acd_import_out.key == 0) {
     void* key = std::malloc(kKeyCapacity);
     acd_import_out.key = static_cast<double>(reinterpret_cast<uintptr_t>(key));
+    AcdSchemaKeysReserve();  // the validated keys' arena, at the same time
   }
   return reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(acd_import_out.key));
 }
@@ -126,6 +154,9 @@ EMSCRIPTEN_BINDINGS(arrow_c_device_validate) {
   using emscripten::function;
   function("schemaValidate", &SchemaValidate);
   function("arrayValidate", &ArrayValidate);
+  function("arrayValidateForeign", &ArrayValidateForeign);
+  function("shadowScratch", &ShadowScratch);
+  function("shadowScratchBytes", &ShadowScratchBytes);
   function("schemaImport", &SchemaImport);
   function("arrayImport", &ArrayImport);
   function("batchImport", &BatchImport);

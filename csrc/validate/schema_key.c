@@ -100,6 +100,10 @@ static struct {
   int64_t size;  // 0: empty
 } acd_key_slots[ACD_KEY_SLOTS];
 
+void AcdSchemaKeysReserve(void) {
+  if (acd_key_arena == NULL) acd_key_arena = malloc(ACD_KEY_ARENA);
+}
+
 static uint32_t AcdKeyHash(const uint8_t* key, int64_t size) {
   uint32_t h = 2166136261u;  // FNV-1a
   for (int64_t i = 0; i < size; i++) h = (h ^ key[i]) * 16777619u;
@@ -116,7 +120,8 @@ int AcdSchemaValidated(const uint8_t* key, int64_t size) {
 
 void AcdSchemaRememberValid(const uint8_t* key, int64_t size) {
   if (size <= 0 || size > ACD_KEY_ARENA / 4) return;
-  if (acd_key_arena == NULL && (acd_key_arena = malloc(ACD_KEY_ARENA)) == NULL) return;
+  AcdSchemaKeysReserve();
+  if (acd_key_arena == NULL) return;
   if (acd_key_arena_used + size > ACD_KEY_ARENA) {
     memset(acd_key_slots, 0, sizeof(acd_key_slots));
     acd_key_arena_used = 0;

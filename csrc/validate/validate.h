@@ -76,6 +76,8 @@ int64_t AcdSchemaKey(const struct ArrowSchema* schema, uint8_t* out, int64_t cap
 // Whether a schema with this key was validated before (and remembered).
 int AcdSchemaValidated(const uint8_t* key, int64_t size);
 void AcdSchemaRememberValid(const uint8_t* key, int64_t size);
+// Allocates their arena now rather than at the first key remembered.
+void AcdSchemaKeysReserve(void);
 
 // Internals shared by the files of validate/ (walk.c): the path from the root
 // ("root.children[2].dictionary") kept while walking a tree, so that every

@@ -10,14 +10,16 @@
 
 #include "check.h"
 
-// The other memory, and how many fetches the window made of it.
+// The other memory, and how many fetches (and bytes) the window made of it.
 static alignas(16) uint8_t g_memory[65536];
 static int g_reads = 0;
+static size_t g_fetched = 0;
 
 static int ReadOther(uint64_t address, void* dst, size_t n) {
   if (address > sizeof(g_memory) || n > sizeof(g_memory) - address) return 1;
   memcpy(dst, g_memory + address, n);
   g_reads++;
+  g_fetched += n;
   return 0;
 }
 
@@ -199,6 +201,37 @@ static void TestOtherContent(void) {
   CHECK_OK(AcdArrayValidate(&u, &a, ACD_VALIDATION_FULL, &error), &error);
 }
 
+// At DEFAULT the validator reads an offsets buffer's first and last entries,
+// far apart: one fetch of the first line's size each, not a scan.
+static void TestFarReads(void) {
+  struct AcdError error;
+  struct ArrowSchema s;
+  Schema(&s, "u");
+  memset(g_memory, 0, sizeof(g_memory));
+  const int64_t n = 10000;  // offsets at 0..40004, all 0: empty strings
+  const void* buffers[3] = {NULL, At(0), At(50000)};
+  struct ArrowArray a;
+  Array(&a, n, 0, 3, buffers);
+  AcdForeignMap(ReadOther, 0, sizeof(g_memory));
+  g_reads = 0;
+  g_fetched = 0;
+  CHECK_OK(AcdArrayValidate(&s, &a, ACD_VALIDATION_DEFAULT, &error), &error);
+  CHECK(g_reads == 2);
+  CHECK(g_fetched <= 2 * 4096);
+  // A scan of them all at FULL: lines that double, a few fetches for 40 KB.
+  // Two entries a thousand apart: one fetch holds both.
+  Array(&a, 1000, 0, 3, buffers);
+  AcdForeignMap(ReadOther, 0, sizeof(g_memory));
+  g_reads = 0;
+  CHECK_OK(AcdArrayValidate(&s, &a, ACD_VALIDATION_DEFAULT, &error), &error);
+  CHECK(g_reads == 1);
+  Array(&a, n, 0, 3, buffers);
+  AcdForeignMap(ReadOther, 0, sizeof(g_memory));
+  g_reads = 0;
+  CHECK_OK(AcdArrayValidate(&s, &a, ACD_VALIDATION_FULL, &error), &error);
+  CHECK(g_reads <= 12);
+}
+
 // Reads through AcdLoad: a value across two lines, past the mapped part (zeros).
 static void TestLoads(void) {
   for (int i = 0; i < 64; i++) g_memory[16352 + i] = (uint8_t)i;
@@ -222,6 +255,7 @@ int main(void) {
   TestStrings();
   TestLongString();
   TestOtherContent();
+  TestFarReads();
   TestLoads();
   return CheckSummary("c-window");
 }

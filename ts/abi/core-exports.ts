@@ -29,6 +29,11 @@ export interface CoreExports {
   arrayRelease(array: number): number;
   schemaValidate(schema: number): number;
   arrayValidate(schema: number, array: number, level: number, schemaValid: boolean): number;
+  /** arrayValidate (of a valid schema) with the first `mapped` bytes of another memory in the foreign window (Module.acdForeignRead reads them). */
+  arrayValidateForeign(schema: number, array: number, level: number, mapped: number): number;
+  /** An area allocated once for the shadows of arrayValidateForeign, and its size. */
+  shadowScratch(): number;
+  shadowScratchBytes(): number;
   /** Validates, allocates and moves in one call: the library's own struct, or minus the error code (lastError says why; the source is untouched). */
   schemaImport(src: number): number;
   arrayImport(schema: number, src: number, level: number, schemaValid: boolean): number;
@@ -39,6 +44,9 @@ export interface CoreExports {
   /** The static area the imports and schemaKey leave their other results in (csrc/validate/bindings.cpp, ImportOut). */
   importOut(): number;
   keyCapacity(): number;
+  /** The function table indices of the releases of struct trees laid out in one block (csrc/model/tree_block.c). */
+  schemaTreeRelease(): number;
+  shadowArrayRelease(): number;
   formatCheck(format: string): number;
   foreignMap(origin: number, size: number): void;
 }
@@ -48,4 +56,5 @@ export const CORE_EXPORTS: readonly (keyof CoreExports)[] = [
   'flatExport', 'flatScratch', 'flatScratchBytes',
   'deviceArrayInitDevice', 'schemaMove', 'arrayMove', 'deviceArrayMove', 'schemaRelease', 'arrayRelease',
   'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap', 'lastErrorPath', 'schemaImport', 'arrayImport', 'batchImport', 'schemaKey', 'importOut', 'keyCapacity',
+  'schemaTreeRelease', 'shadowArrayRelease', 'arrayValidateForeign', 'shadowScratch', 'shadowScratchBytes',
 ];

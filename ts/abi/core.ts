@@ -127,6 +127,12 @@ export class Core {
       release: (struct, ptr) => this.release(struct, ptr),
       wasmTable: m.asm.__indirect_function_table,
     });
+    // The areas the core allocates once for imports (a schema key, the keys of
+    // validated schemas, the foreign shadows), taken now: at the first import
+    // they would shift every later allocation, so that two cores making the
+    // same calls would no longer put their structs at the same addresses.
+    this.outWords();
+    void this.shadowScratch;
   }
 
   static async load(options: LoadOptions = {}): Promise<Core> {
@@ -377,25 +383,59 @@ export class Core {
     }
   }
 
+  /** The memory mapped into the foreign window during arrayValidateForeign, and views of both memories. */
+  #window: { memory: WebAssembly.Memory; source: Uint8Array; target: Uint8Array } | null = null;
+  #shadowScratch: { at: number; bytes: number } | undefined;
+
   /**
-   * Runs body with the first `size` bytes of another module's memory mapped
-   * into the foreign window (csrc/abi/window.c): C reads of window addresses
-   * (ACD_FOREIGN_ADDRESS_BASE + address) copy those bytes from `memory`.
+   * Validates the array at `array`, a shadow in this memory whose buffer
+   * pointers are foreign-window addresses (ACD_FOREIGN_ADDRESS_BASE +
+   * address), against the valid schema at `schema`, with the first `size`
+   * bytes of another module's memory mapped into the window
+   * (csrc/abi/window.c): the validator's reads of window addresses copy
+   * those bytes from `memory`. One call into the core.
    */
-  withForeignWindow<T>(memory: WebAssembly.Memory, size: number, body: () => T): T {
-    this.m.acdForeignRead = (address, dst, n) => {
-      const from = memory.buffer;
-      if (address + n > from.byteLength) return 1;
-      new Uint8Array(this.memory.buffer, dst, n).set(new Uint8Array(from, address, n));
+  arrayValidateForeign(memory: WebAssembly.Memory, size: number, schema: number, array: number, level: number): void {
+    // Installed once: it reads whichever memory is mapped.
+    this.m.acdForeignRead ??= (address, dst, n) => {
+      const w = this.#window;
+      if (w === null) return 1;
+      // Views again after a memory grew, which detaches the old ones.
+      if (w.source.length === 0) w.source = new Uint8Array(w.memory.buffer);
+      if (w.target.length === 0) w.target = this.bytes;
+      const { source, target } = w;
+      if (address + n > source.length || dst + n > target.length) return 1;
+      if (n <= 64) {
+        for (let i = 0; i < n; i++) target[dst + i] = source[address + i]!;
+      } else {
+        target.set(source.subarray(address, address + n), dst);
+      }
       return 0;
     };
-    this.m.foreignMap(0, size);
+    this.#window = { memory, source: new Uint8Array(memory.buffer), target: this.bytes };
     try {
-      return body();
+      this.check(this.m.arrayValidateForeign(schema, array, level, size), undefined, { level: VALIDATION_LEVELS[level] });
     } finally {
-      this.m.foreignMap(0, 0);
-      this.m.acdForeignRead = undefined;
+      this.#window = null;
     }
+  }
+
+  /** A static area of this memory for the shadows of arrayValidateForeign (not allocated: free to use between two calls). */
+  get shadowScratch(): { at: number; bytes: number } {
+    this.#shadowScratch ??= { at: this.m.shadowScratch(), bytes: this.m.shadowScratchBytes() };
+    return this.#shadowScratch;
+  }
+
+  #treeReleases: { schema: number; shadowArray: number } | undefined;
+
+  /**
+   * The function table indices of the releases that struct trees laid out
+   * whole in one block carry (csrc/model/tree_block.c): a schema tree's
+   * nodes, and the validator's shadows of another module's arrays.
+   */
+  get treeReleases(): { schema: number; shadowArray: number } {
+    this.#treeReleases ??= { schema: this.m.schemaTreeRelease(), shadowArray: this.m.shadowArrayRelease() };
+    return this.#treeReleases;
   }
 
   /** Parses a format string in C; throws its error (which quotes the string). */

@@ -6,7 +6,7 @@ import * as arrow from 'apache-arrow';
 import type { Core } from '../abi/core.js';
 import type { ReadSpace } from '../exchange/import.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
-import type { Imported, ImportedSchema } from '../exchange/handles.js';
+import type { Imported, ImportedSchema, ReadSchema } from '../exchange/handles.js';
 import { importArray, type Reader } from '../exchange/import.js';
 import type { ImportOptions } from '../exchange/options.js';
 import { readRaw, type ImportMode } from '../model/raw.js';
@@ -127,7 +127,7 @@ export function importVector(core: Core, schema: number | ImportedSchema, array:
 }
 
 /** apache-arrow's record batch for an imported struct array and its schema. */
-function toBatch(s: ImportedSchema, data: arrow.Data, schema: arrow.Schema | null): arrow.RecordBatch {
+function toBatch(s: ReadSchema, data: arrow.Data, schema: arrow.Schema | null): arrow.RecordBatch {
   if (data.nullCount > 0) throw new ArrowCDeviceError('array: a record batch cannot have top-level nulls', EINVAL);
   // The getter throws unless the schema is a struct (a record batch's), whose apache-arrow Schema `schema` then is.
   s.schema;

@@ -1,73 +1,34 @@
 // Importing structs that another wasm module produced in its own memory
-// (options.from), copy mode (view mode: view-from.ts). The C validator reads only the core's memory,
-// so the foreign tree is first copied into it: the schema node by node (its
-// strings and metadata byte for byte, no node reached twice), the array by
-// the per-type buffer rules of the raw reader, every read bounds-checked
-// against the foreign memory. The copy is then validated and imported like
-// any struct of the core's own, and the producer's structs are released
-// through the foreign table. On failure nothing is released: the caller
-// still owns what it passed.
+// (options.from), copy mode (view mode: view-from.ts). The schema is copied
+// into the core in one pass (foreign-schema.ts) and validated there. The array
+// is validated through the foreign window as in view mode, then its buffers
+// are copied straight out of the other memory by the raw reader (one
+// allocation per batch), and the producer's structs are released through its
+// table. A shared memory (another agent may write it after the check) or one
+// larger than the window is copied into the core first instead, and the copy
+// validated and imported like any struct of the core's own. On failure
+// nothing is released: the caller still owns what it passed.
 
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, withContext } from '../abi/errors.js';
-import { metadataBytesAt } from '../model/metadata.js';
 import { readRaw, writeRaw } from '../model/raw.js';
-import { ImportedSchema } from './handles.js';
-import { checkCpuDeviceArray, type ForeignSource } from './options.js';
-
-/** The deepest schema tree copied (the C validator's own limit is far deeper; this bounds the JS stack). */
-const MAX_DEPTH = 256;
-
-/**
- * Copies the ArrowSchema tree at `ptr` of `from` into a new schema at `dst`
- * of the core (made by the core: its release frees it). No node may be
- * reached twice (a DAG or a cycle is refused, as the C validator does).
- */
-function copySchema(core: Core, from: ForeignSource, ptr: number, dst: number, path: string, seen: Set<number>, depth: number): void {
-  const s = from.space.structs;
-  s.checkRange(ptr, s.size('ArrowSchema'), path);
-  if (seen.has(ptr)) throw new ArrowCDeviceError(`${path}: the node at ${ptr} is reached twice (the tree is a DAG or has a cycle)`, EINVAL, path);
-  if (depth > MAX_DEPTH) throw new ArrowCDeviceError(`${path}: deeper than ${MAX_DEPTH} levels`, EINVAL, path);
-  seen.add(ptr);
-  if (s.ptr('ArrowSchema', ptr, 'release') === 0) throw new ArrowCDeviceError(`${path}: expected a live schema, found a released one`, EINVAL, path);
-  const formatPtr = s.ptr('ArrowSchema', ptr, 'format');
-  if (formatPtr === 0) throw new ArrowCDeviceError(`${path}.format: expected a string, found NULL`, EINVAL, `${path}.format`);
-  const format = s.cString(formatPtr, `${path}.format`);
-  const namePtr = s.ptr('ArrowSchema', ptr, 'name');
-  const name = namePtr === 0 ? null : s.cString(namePtr, `${path}.name`);
-  const metadataPtr = s.ptr('ArrowSchema', ptr, 'metadata');
-  const metadata = metadataPtr === 0 ? null : metadataBytesAt(from.space, metadataPtr, `${path}.metadata`);
-  const flags = s.i64('ArrowSchema', ptr, 'flags');
-  const n = s.i64('ArrowSchema', ptr, 'n_children');
-  const children = s.ptr('ArrowSchema', ptr, 'children');
-  const dictionary = s.ptr('ArrowSchema', ptr, 'dictionary');
-  if (n < 0) throw new ArrowCDeviceError(`${path}.n_children: expected a non-negative count, found ${n}`, EINVAL, `${path}.n_children`);
-  if (n > 0) s.checkRange(children, n * s.layout.pointerSize, `${path}.children`);
-  core.schemaInit(dst, format, name, metadata, flags, n, dictionary !== 0);
-  try {
-    const t = core.structs;
-    const ours = t.ptr('ArrowSchema', dst, 'children');
-    for (let i = 0; i < n; i++) {
-      copySchema(core, from, s.ptrAt(children + i * s.layout.pointerSize), t.ptrAt(ours + i * t.layout.pointerSize),
-        `${path}.children[${i}]`, seen, depth + 1);
-    }
-    if (dictionary !== 0) copySchema(core, from, dictionary, t.ptr('ArrowSchema', dst, 'dictionary'), `${path}.dictionary`, seen, depth + 1);
-  } catch (e) {
-    core.space.release('ArrowSchema', dst);
-    throw e;
-  }
-}
+import type { Field, Schema } from '../model/types.js';
+import { copySchemaTree } from './foreign-schema.js';
+import { validateThroughWindow } from './foreign-shadow.js';
+import { WINDOW_SIZE } from './foreign-walk.js';
+import { Imported, ImportedSchema, recordSchema, type ReadSchema, type Reader } from './handles.js';
+import { cachedSchemaField, readSchemaField } from './schema-cache.js';
+import { checkCpuDeviceArray, LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions } from './options.js';
 
 /**
  * Copies the foreign ArrowSchema at ptr into the core and validates the
  * copy; the foreign struct is left as it was (the caller releases it).
  */
 export function copySchemaFrom(core: Core, from: ForeignSource, ptr: number): ImportedSchema {
-  const own = core.alloc(core.structs.size('ArrowSchema'));
+  let own: number;
   try {
-    copySchema(core, from, ptr, own, 'schema', new Set(), 0);
+    own = copySchemaTree(core, from, ptr).root;
   } catch (e) {
-    core.free(own);
     throw named(from, e);
   }
   try {
@@ -77,6 +38,66 @@ export function copySchemaFrom(core: Core, from: ForeignSource, ptr: number): Im
     core.space.release('ArrowSchema', own);
     core.free(own);
     throw named(from, e);
+  }
+}
+
+/** The schema of one import from another module, given as an address (schemaForImport). */
+export interface ImportSchema extends ReadSchema {
+  /** Its copy in the core, which the C validator checks the array against. */
+  readonly ptr: number;
+  /** The bytes of the core's scratch area the copy takes (0: allocated, an ImportedSchema). */
+  readonly taken: number;
+  release(): void;
+}
+
+/**
+ * The schema of one import from another module, given as an address: copied
+ * into the core's scratch area when it fits (nothing is allocated, nothing
+ * to release; valid until the next import), else into an ImportedSchema. A
+ * copy whose key is in the schema cache is a schema validated before
+ * (equal keys, equal trees) and is not validated again, unless it has
+ * metadata (whose key is its size in bytes as the C reader finds it).
+ */
+export function schemaForImport(core: Core, from: ForeignSource, ptr: number): ImportSchema {
+  let copy;
+  try {
+    copy = copySchemaTree(core, from, ptr, core.shadowScratch);
+  } catch (e) {
+    throw named(from, e);
+  }
+  if (copy.taken === 0) {
+    let schema: ImportedSchema;
+    try {
+      core.schemaValidate(copy.root);
+      schema = new ImportedSchema(core, copy.root);
+    } catch (e) {
+      core.space.release('ArrowSchema', copy.root);
+      core.free(copy.root);
+      throw named(from, e);
+    }
+    return new CopiedSchema(schema.field, schema.ptr, 0, schema);
+  }
+  let field: Field;
+  try {
+    const cached = copy.metadata ? null : cachedSchemaField(core, copy.root);
+    if (cached === null) core.schemaValidate(copy.root);
+    field = cached ?? readSchemaField(core, copy.root);
+  } catch (e) {
+    throw named(from, e);
+  }
+  return new CopiedSchema(field, copy.root, copy.taken, null);
+}
+
+/** An ImportSchema (a class: an object literal with a getter costs microseconds to make). */
+class CopiedSchema implements ImportSchema {
+  constructor(readonly field: Field, readonly ptr: number, readonly taken: number, private readonly owner: ImportedSchema | null) {}
+
+  get schema(): Schema {
+    return recordSchema(this.field);
+  }
+
+  release(): void {
+    this.owner?.release();
   }
 }
 
@@ -113,6 +134,57 @@ export function copyArrayFrom(core: Core, from: ForeignSource, schema: ImportedS
     throw e;
   }
   return own;
+}
+
+/**
+ * Whether arrays of `from` are validated through the foreign window: not
+ * when its memory is shared (another agent could change what was checked
+ * before it is copied) or larger than the window.
+ */
+export function throughWindow(from: ForeignSource): boolean {
+  return !from.space.shared && from.space.memory.buffer.byteLength < WINDOW_SIZE;
+}
+
+/**
+ * importArray from another module's memory in copy mode, for a module whose
+ * arrays are validated through the window (throughWindow): the array is
+ * checked there, its buffers copied out of the other memory by the reader,
+ * then the producer's structs are released through its table.
+ */
+export function importArrayCopyFrom<T>(core: Core, from: ForeignSource, schemaArg: number | ImportedSchema, ptr: number,
+  struct: 'ArrowArray' | 'ArrowDeviceArray', options: ImportOptions, read: Reader<T>): Imported<T> {
+  const mode = modeOf(options);
+  const level = levelOf(options);
+  const ownsSchema = typeof schemaArg === 'number';
+  if (!ownsSchema && schemaArg.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
+  const schema = ownsSchema ? schemaForImport(core, from, schemaArg) : schemaArg;
+  try {
+    const s = from.space.structs;
+    let value: T;
+    try {
+      s.checkRange(ptr, s.size(struct), struct);
+      if (struct === 'ArrowDeviceArray') checkCpuDeviceArray(s, ptr, ': only CPU arrays can be read from another module');
+      const at = struct === 'ArrowDeviceArray' ? ptr + s.offsetOf('ArrowDeviceArray', 'array') : ptr;
+      if (s.ptr('ArrowArray', at, 'release') === 0) throw new ArrowCDeviceError('array: expected a live array, found a released one', EINVAL);
+      if (level > LEVELS.none) validateThroughWindow(core, from, schema.ptr, at, level, ownsSchema ? (schema as ImportSchema).taken : 0);
+      value = read(schema, at, mode, from.space);
+    } catch (e) {
+      throw named(from, e);
+    }
+    // Only JS memory is kept: the handle has nothing to release.
+    const result = new Imported(core.space, value, null, () => {});
+    try {
+      releaseForeign(from, struct, ptr);
+      if (ownsSchema) releaseForeign(from, 'ArrowSchema', schemaArg);
+    } catch (e) {
+      result.release();
+      throw e;
+    }
+    return result;
+  } finally {
+    // The copy of the schema was read into the result; the core's copy can go.
+    if (ownsSchema) (schema as ImportSchema).release();
+  }
 }
 
 /** Prefixes the module's name to the library's errors about its structs. */

@@ -147,8 +147,19 @@ export class ExportedArray extends Handle {
 /** What a reader reads an ArrowArray in: the core's memory, or another module's (view mode). */
 export type ReadSpace = Pick<AddressSpace, 'structs'>;
 
+/** What a reader needs of an imported schema: an ImportedSchema, or another module's schema copied for one import. */
+export type ReadSchema = Pick<ImportedSchema, 'field' | 'schema'>;
+
 /** Reads an imported (validated, moved) ArrowArray at `ptr` of `space` into T. */
-export type Reader<T> = (schema: ImportedSchema, ptr: number, mode: ImportMode, space: ReadSpace) => T;
+export type Reader<T> = (schema: ReadSchema, ptr: number, mode: ImportMode, space: ReadSpace) => T;
+
+/** The columns and metadata of a field that is a struct (a record batch's schema). */
+export function recordSchema(field: Field): Schema {
+  if (field.type.kind !== 'struct') {
+    throw new ArrowCDeviceError(`schema: a record batch schema is a struct ('+s'), found ${field.type.kind}`, EINVAL);
+  }
+  return { fields: field.type.children, metadata: field.metadata };
+}
 
 /**
  * A schema moved out of a producer's struct into this library's memory.
@@ -185,10 +196,7 @@ export class ImportedSchema extends Handle {
 
   /** The columns and metadata, when the schema is a struct (a record batch's). */
   get schema(): Schema {
-    if (this.field.type.kind !== 'struct') {
-      throw new ArrowCDeviceError(`schema: a record batch schema is a struct ('+s'), found ${this.field.type.kind}`, EINVAL);
-    }
-    return { fields: this.field.type.children, metadata: this.field.metadata };
+    return recordSchema(this.field);
   }
 }
 

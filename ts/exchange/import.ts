@@ -8,7 +8,7 @@
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { readRaw, type ImportMode } from '../model/raw.js';
-import { copyArrayFrom, copySchemaFrom, named, releaseForeign } from './from.js';
+import { copyArrayFrom, copySchemaFrom, importArrayCopyFrom, named, releaseForeign, throughWindow } from './from.js';
 import { Imported, ImportedSchema, type Reader } from './handles.js';
 import { importedSchemaField } from './schema-cache.js';
 import { checkCpuDeviceArray, LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions, type RawImport } from './options.js';
@@ -62,8 +62,9 @@ function schemaHandle(core: Core, ptr: number, own: number): ImportedSchema {
 export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, ptr: number, struct: 'ArrowArray' | 'ArrowDeviceArray',
   options: ImportOptions, read: Reader<T>): Imported<T> {
   if (options.from !== undefined) {
-    return modeOf(options) === 'view'
-      ? importArrayViewFrom(core, options.from, schemaArg, ptr, struct, options, read)
+    if (modeOf(options) === 'view') return importArrayViewFrom(core, options.from, schemaArg, ptr, struct, options, read);
+    return throughWindow(options.from)
+      ? importArrayCopyFrom(core, options.from, schemaArg, ptr, struct, options, read)
       : importArrayFrom(core, options.from, schemaArg, ptr, struct, options, read);
   }
   const mode = modeOf(options);
@@ -127,7 +128,8 @@ export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, p
 }
 
 /**
- * importArray from another module's memory in copy mode: the schema (unless
+ * importArray from another module's memory in copy mode, when its arrays
+ * cannot be validated through the window (from.ts throughWindow): the schema (unless
  * an ImportedSchema is given) and the array are copied into the core, the
  * copy is imported as usual, then the producer's structs are released
  * through its table. On failure the producer's structs are untouched.
