@@ -160,7 +160,7 @@ function notOnCpu(core: Core, deviceArray: number): ArrowCDeviceError {
 
 /** Copies a device array to the host and imports the copy; see importDeviceBatch. */
 function copyToHost<T>(core: Core, schemaArg: number | ImportedSchema, ptr: number, options: ImportOptions, read: Reader<T>): Imported<T> {
-  return withSchema(core, schemaArg, null, (schema, ownsSchema) => {
+  return withSchema(core, schemaArg, (schema, ownsSchema) => {
     const host = core.alloc(core.structs.size('ArrowDeviceArray'));
     try {
       // Validates the device array (its buffers unread), waits on its event, copies.
@@ -186,7 +186,7 @@ function copyToHost<T>(core: Core, schemaArg: number | ImportedSchema, ptr: numb
 /** Moves a validated device array (any device) and its schema into a DeviceResident. */
 function keepOnDevice(core: Core, schemaArg: number | ImportedSchema, ptr: number): DeviceResident {
   const s = core.structs;
-  return withSchema(core, schemaArg, null, (schema, ownsSchema) => {
+  return withSchema(core, schemaArg, (schema, ownsSchema) => {
     let own = 0;
     let schemaCopy = 0;
     try {

@@ -8,8 +8,9 @@
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { readRaw, type ImportMode } from '../model/raw.js';
+import type { Field, Schema } from '../model/types.js';
 import { copyArrayFrom, copySchemaFrom, importArrayCopyFrom, named, releaseForeign, throughWindow } from './from.js';
-import { Imported, ImportedSchema, type Reader } from './handles.js';
+import { Imported, ImportedSchema, recordSchema, type ReadSchema, type Reader } from './handles.js';
 import { importedSchemaField } from './schema-cache.js';
 import { checkCpuDeviceArray, LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions, type RawImport } from './options.js';
 import { importArrayViewFrom } from './view-from.js';
@@ -76,55 +77,81 @@ export function importArray<T>(core: Core, schemaArg: number | ImportedSchema, p
   // A schema given by its address is validated and moved with the array, in
   // one call (neither moves unless both are valid); at MINIMAL the array is
   // checked for device memory first, so the two go apart.
-  let pair: [ImportedSchema, number] | null = null;
   if (typeof schemaArg === 'number' && level !== LEVELS.minimal) {
     core.structs.checkRange(schemaArg, core.structs.size('ArrowSchema'), 'schema');
     const [ownSchema, ownArray] = core.batchImport(schemaArg, arrayPtr, level);
-    try {
-      pair = [schemaHandle(core, schemaArg, ownSchema), ownArray];
-    } catch (e) {
+    const undo = () => {
       core.arrayMove(ownArray, arrayPtr);
       core.free(ownArray);
+      core.schemaMove(ownSchema, schemaArg);
+      core.free(ownSchema);
+    };
+    let schema: ReadSchema;
+    try {
+      schema = new BatchSchema(importedSchemaField(core, ownSchema));
+    } catch (e) {
+      undo();
       throw e;
     }
+    // The schema is the result's, freed with the array: no handle (nor finalizer entry) of its own.
+    return handOut(core, schema, ownArray, mode, read, () => {
+      core.space.release('ArrowSchema', ownSchema);
+      core.free(ownSchema);
+    }, undo);
   }
 
-  return withSchema(core, pair?.[0] ?? schemaArg, typeof schemaArg === 'number' ? schemaArg : null, (schema, ownsSchema) => {
-    let own = pair?.[1] ?? 0;
-    try {
-      // The ImportedSchema was validated on import and is owned here: no second schema walk.
-      // From DEFAULT on the validator names device memory where it finds it;
-      // at MINIMAL, check that no buffer is device memory before reading one.
-      if (level === LEVELS.minimal) {
-        core.arrayValidate(schema.ptr, arrayPtr, level, true);
-        core.checkDevice(core.device.arrayCheckHost(schema.ptr, arrayPtr), 'array');
-      }
-      // Validated (again at NONE after MINIMAL: only that it is live), allocated and moved in one call.
-      if (pair === null) own = core.arrayImport(schema.ptr, arrayPtr, level === LEVELS.minimal ? LEVELS.none : level, true);
-      const owned = own;
-      const build = () => read(schema, owned, mode, core);
-      // Built before any handle exists: on failure the catch below is the only owner.
-      const value = build();
-      if (mode === 'copy') {
-        own = 0;
-        core.space.release('ArrowArray', owned);
-        core.free(owned);
-        if (ownsSchema) schema.release();
-        return new Imported(core.space, value, null, () => {});
-      }
-      return new Imported(core.space, value, build, () => {
-        core.space.release('ArrowArray', owned);
-        core.free(owned);
-        if (ownsSchema) schema.release();
-      });
-    } catch (e) {
-      if (own !== 0) {
-        core.arrayMove(own, arrayPtr);
-        core.free(own);
-      }
-      throw e;
+  return withSchema(core, schemaArg, (schema, ownsSchema) => {
+    // The ImportedSchema was validated on import and is owned here: no second schema walk.
+    // From DEFAULT on the validator names device memory where it finds it;
+    // at MINIMAL, check that no buffer is device memory before reading one.
+    if (level === LEVELS.minimal) {
+      core.arrayValidate(schema.ptr, arrayPtr, level, true);
+      core.checkDevice(core.device.arrayCheckHost(schema.ptr, arrayPtr), 'array');
     }
+    // Validated (again at NONE after MINIMAL: only that it is live), allocated and moved in one call.
+    const own = core.arrayImport(schema.ptr, arrayPtr, level === LEVELS.minimal ? LEVELS.none : level, true);
+    return handOut(core, schema, own, mode, read, ownsSchema ? () => schema.release() : null, () => {
+      core.arrayMove(own, arrayPtr);
+      core.free(own);
+    });
   });
+}
+
+/** The schema of a batch imported with its array: read, and owned by the result (no handle of its own). */
+class BatchSchema implements ReadSchema {
+  constructor(readonly field: Field) {}
+
+  get schema(): Schema {
+    return recordSchema(this.field);
+  }
+}
+
+/**
+ * Reads the library's array `own` and hands it out with what else the result
+ * owns (releaseSchema frees the schema, when it does). When reading fails,
+ * undo moves back what the import moved, and nothing is released. Built
+ * before any handle exists: on failure the caller is the only owner.
+ */
+function handOut<T>(core: Core, schema: ReadSchema, own: number, mode: ImportMode, read: Reader<T>,
+  releaseSchema: (() => void) | null, undo: () => void): Imported<T> {
+  const build = () => read(schema, own, mode, core);
+  let value: T;
+  try {
+    value = build();
+  } catch (e) {
+    undo();
+    throw e;
+  }
+  const free = () => {
+    core.space.release('ArrowArray', own);
+    core.free(own);
+    releaseSchema?.();
+  };
+  if (mode === 'copy') {
+    free();
+    return new Imported(core.space, value, null, () => {});
+  }
+  return new Imported(core.space, value, build, free);
 }
 
 /**
@@ -169,21 +196,19 @@ function importArrayFrom<T>(core: Core, from: ForeignSource, schemaArg: number |
 /**
  * Runs body with the schema of an import: an ImportedSchema as it is, or an
  * address whose struct is imported first (ownsSchema: body's result owns it,
- * or body releases it). `from` is the caller's address of a schema imported
- * already (schemaArg is then its handle, owned here as one imported here).
- * When body throws, a schema imported for the call is moved back into the
- * caller's struct: the caller still owns what it passed.
+ * or body releases it). When body throws, a schema imported here is moved
+ * back into the caller's struct: the caller still owns what it passed.
  */
-export function withSchema<T>(core: Core, schemaArg: number | ImportedSchema, from: number | null,
+export function withSchema<T>(core: Core, schemaArg: number | ImportedSchema,
   body: (schema: ImportedSchema, ownsSchema: boolean) => T): T {
-  const schema = typeof schemaArg === 'number' ? importSchema(core, schemaArg) : schemaArg;
-  const origin = typeof schemaArg === 'number' ? schemaArg : from;
+  const ownsSchema = typeof schemaArg === 'number';
+  const schema = ownsSchema ? importSchema(core, schemaArg) : schemaArg;
   try {
     if (schema.released) throw new ArrowCDeviceError('schema: used after release()', EINVAL);
-    return body(schema, origin !== null);
+    return body(schema, ownsSchema);
   } catch (e) {
-    if (origin !== null) {
-      core.schemaMove(schema.ptr, origin);
+    if (ownsSchema) {
+      core.schemaMove(schema.ptr, schemaArg);
       schema.release();
     }
     throw e;
