@@ -65,26 +65,35 @@ struct AcdFlatWalk {
 
 static int64_t AcdFlatAlign(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
 
-// Word k of the descriptor as an integer in [min, max]; -1 (error set) when
-// the descriptor ends or the word is not such an integer.
-static int AcdFlatInt(struct AcdFlatWalk* w, int64_t k, int64_t min, int64_t max, const char* what,
-                      int64_t* out, struct AcdError* error) {
+// The message of AcdFlatInt's failure (kept out of its inline common case).
+__attribute__((noinline)) static int AcdFlatIntError(struct AcdFlatWalk* w, int64_t k, int64_t min, int64_t max,
+                                                     const char* what, struct AcdError* error) {
   if (w->at + k >= w->n_words) {
     return AcdErrorSet(error, EINVAL, "descriptor: ends at word %" PRId64 " inside a node (%s)",
                        w->n_words, what);
   }
-  double v = w->words[w->at + k];
-  // The comparisons are false for NaN.
-  if (!(v >= (double)min && v <= (double)max) || v != (double)(int64_t)v) {
-    return AcdErrorSet(error, EINVAL, "descriptor: %s: expected an integer from %" PRId64 " to %" PRId64 ", found %g",
-                       what, min, max, v);
+  return AcdErrorSet(error, EINVAL, "descriptor: %s: expected an integer from %" PRId64 " to %" PRId64 ", found %g",
+                     what, min, max, w->words[w->at + k]);
+}
+
+// Word k of the descriptor as an integer in [min, max]; -1 (error set) when
+// the descriptor ends or the word is not such an integer.
+static inline int AcdFlatInt(struct AcdFlatWalk* w, int64_t k, int64_t min, int64_t max, const char* what,
+                             int64_t* out, struct AcdError* error) {
+  int64_t i = w->at + k;
+  if (i < w->n_words) {
+    double v = w->words[i];
+    // The comparisons are false for NaN; in range, the conversion is exact.
+    if (v >= (double)min && v <= (double)max && v == __builtin_trunc(v)) {
+      *out = (int64_t)v;
+      return ACD_OK;
+    }
   }
-  *out = (int64_t)v;
-  return ACD_OK;
+  return AcdFlatIntError(w, k, min, max, what, error);
 }
 
 // A string of the descriptor: its offset and length words (offset -1: NULL).
-static int AcdFlatString(struct AcdFlatWalk* w, int64_t k, const char* what, const char** out,
+static inline int AcdFlatString(struct AcdFlatWalk* w, int64_t k, const char* what, const char** out,
                          int64_t* size, struct AcdError* error) {
   int64_t offset = 0, length = 0;
   int code = AcdFlatInt(w, k, -1, w->n_strings, what, &offset, error);
