@@ -6,7 +6,9 @@
 // a second pass lays its nodes out in it, writing each buffer's address into
 // the descriptor in place of its size for the caller to fill. The walks keep
 // their own stack (no C recursion, so no depth limit that could overrun the
-// wasm stack).
+// wasm stack). Longer than 400 lines: both passes walk one descriptor with
+// one private walk state (stacks, the error path), which splitting the file
+// would make part of model.h.
 
 #include <errno.h>
 #include <inttypes.h>
