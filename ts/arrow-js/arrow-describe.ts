@@ -32,8 +32,7 @@ function describe(d: Descriptor, data: arrow.Data, type: DataType, parent: strin
       const nulls = data.nullCount;
       const k = d.node(n, nulls, 0, 2, 0, false);
       validity(d, k, data, n, nulls, parent, step);
-      const values = bits(data.values as Uint8Array, data.offset, n, parent, step, 1);
-      d.buffer(k, 1, values, 0, values.byteLength);
+      bitsBuffer(d, k, 1, data.values as Uint8Array, data.offset, n, parent, step);
       return;
     }
     case 'binary': case 'utf8': case 'large_binary': case 'large_utf8': {
@@ -83,8 +82,26 @@ function validity(d: Descriptor, k: number, data: arrow.Data, n: number, nulls: 
     d.nullBuffer(k, 0);
     return;
   }
-  const bitmap = bits(data.nullBitmap, data.offset, n, parent, step, 0);
-  d.buffer(k, 0, bitmap, 0, bitmap.byteLength);
+  bitsBuffer(d, k, 0, data.nullBitmap, data.offset, n, parent, step);
+}
+
+/**
+ * Buffer i of the node at k: n bits from bit `bitOffset` of src, moved to
+ * bit 0; src's own bytes when they already are (bits() would give a view of
+ * them: no view is made here), else bits()' copy.
+ */
+function bitsBuffer(d: Descriptor, k: number, i: number, src: Uint8Array | undefined, bitOffset: number, n: number,
+  parent: string, step: number): void {
+  const size = (n + 7) >> 3;
+  if ((bitOffset & 7) === 0 && src !== undefined && src.byteLength >= (bitOffset >> 3) + size) {
+    const at = bitOffset >> 3;
+    if ((n & 7) === 0 || (src[at + size - 1] >> (n & 7)) === 0) {
+      d.buffer(k, i, src, at, size);
+      return;
+    }
+  }
+  const out = bits(src, bitOffset, n, parent, step, i);
+  d.buffer(k, i, out, 0, out.byteLength);
 }
 
 /** Buffer i of the node at k: bytes [from, from + size) of `a`; throws when it is shorter. */
