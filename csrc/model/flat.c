@@ -185,6 +185,17 @@ static int64_t AcdFlatMeta(int64_t n_buffers, int64_t n_children, int with_dicti
          AcdFlatAlign(n_children * (int64_t)sizeof(void*), 8) + (n_children + (with_dictionary ? 1 : 0)) * struct_size;
 }
 
+// Whether a short string (NULL allowed) holds no NUL byte: a loop for the
+// names and formats of nearly every node, not a call; 0 for a long one.
+static inline int AcdFlatNoNul(const char* s, int64_t n) {
+  if (s == NULL) return 1;
+  if (n > 32) return 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (s[i] == '\0') return 0;
+  }
+  return 1;
+}
+
 // Checks and measures the schema tree whose words start at w->at.
 static int AcdFlatSchemasMeasure(struct AcdFlatWalk* w, struct AcdFlatSize* size, struct AcdError* error) {
   *size = (struct AcdFlatSize){w->at, 0, 0, 0};
@@ -203,7 +214,10 @@ static int AcdFlatSchemasMeasure(struct AcdFlatWalk* w, struct AcdFlatSize* size
     if (code == ACD_OK) code = AcdFlatInt(w, 8, 0, 1, "dictionary", &with_dictionary, error);
     if (code == ACD_OK && format == NULL) code = AcdErrorSet(error, EINVAL, "format is NULL");
     if (code == ACD_OK) code = AcdFlatRoom(w, n_children + with_dictionary, error);
-    if (code == ACD_OK) {
+    // The common node (short strings without NUL, no metadata) is checked
+    // here; any other goes through the check that says what is wrong.
+    if (code == ACD_OK && (metadata != NULL || !AcdFlatNoNul(format, format_size) || !AcdFlatNoNul(name, name_size) ||
+                           n_children > INT32_MAX / 256)) {
       code = AcdSchemaCheckSized(format, format_size, name, name_size, metadata, metadata_size, n_children, error);
     }
     if (code != ACD_OK) {
@@ -242,7 +256,9 @@ static int AcdFlatArraysMeasure(struct AcdFlatWalk* w, struct AcdFlatSize* size,
       code = AcdErrorSet(error, EINVAL, "descriptor: %" PRId64 " buffer sizes run past its %" PRId64 " words",
                          n_buffers, w->n_words);
     }
-    if (code == ACD_OK) code = AcdArrayCheckCounts(n_buffers, n_children, error);
+    if (code == ACD_OK && (n_buffers > INT32_MAX / 256 || n_children > INT32_MAX / 256)) {
+      code = AcdArrayCheckCounts(n_buffers, n_children, error);
+    }
     if (code != ACD_OK) {
       AcdFlatPath(w, "array", node, "", error);
       return code;
@@ -278,7 +294,13 @@ static const char* AcdFlatCopy(struct AcdFlatWalk* w, const double* word, int te
   if (word[0] < 0) return NULL;
   char* out = *tail;
   size_t n = (size_t)word[1];
-  memcpy(out, w->strings + (size_t)word[0], n);
+  const char* from = w->strings + (size_t)word[0];
+  // Names and formats are short: a loop, not a call.
+  if (n <= 32) {
+    for (size_t i = 0; i < n; i++) out[i] = from[i];
+  } else {
+    memcpy(out, from, n);
+  }
   if (terminate) out[n++] = '\0';
   *tail += n;
   return out;
