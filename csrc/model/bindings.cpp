@@ -4,6 +4,7 @@
 // (abi/bindings.cpp).
 
 #include <emscripten/bind.h>
+#include <emscripten/emscripten.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -118,6 +119,14 @@ double SchemaKey(uintptr_t schema, uintptr_t out, double capacity) {
 uintptr_t SchemaKeyBuffer() { return reinterpret_cast<uintptr_t>(acd_key_buffer); }
 
 }  // namespace
+
+// FlatExport as a plain wasm export too: an export is one call, and embind's
+// generic invoker costs about as much as the core's work for a small batch
+// (ts/abi/core.ts calls this one when the module has it).
+extern "C" EMSCRIPTEN_KEEPALIVE int acd_flat_export(uintptr_t words, double n_words, uintptr_t strings,
+                                                    double n_strings, double array_size) {
+  return FlatExport(words, n_words, strings, n_strings, array_size);
+}
 
 EMSCRIPTEN_BINDINGS(arrow_c_device_model) {
   using emscripten::function;

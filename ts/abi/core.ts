@@ -19,7 +19,12 @@ import { ATTACH_OPTION_KEYS, checkLinkedModule, type AttachOptions } from './att
 import { checkOptions, optionKeys } from './option-keys.js';
 
 interface EmscriptenModule extends CoreExports {
-  asm: { memory: WebAssembly.Memory; __indirect_function_table: WebAssembly.Table };
+  asm: {
+    memory: WebAssembly.Memory;
+    __indirect_function_table: WebAssembly.Table;
+    /** flatExport as a plain wasm export (csrc/model/bindings.cpp); a linked module may lack it. */
+    acd_flat_export?: (words: number, nWords: number, strings: number, nStrings: number, arraySize: number) => number;
+  };
   /** Asked by csrc/abi/callback.c before C calls a function pointer read from a struct. */
   acdCallbackValid?: (fn: number, signature: number) => number;
   /** Asked by csrc/abi/window.c for bytes of the memory mapped into the foreign window. */
@@ -244,7 +249,9 @@ export class Core {
   }
   /** flatInit into a new ArrowSchema and a zeroed array struct of arraySize bytes, their addresses after the descriptor. */
   flatExport(words: number, nWords: number, strings: number, nStrings: number, arraySize: number): void {
-    this.check(this.m.flatExport(words, nWords, strings, nStrings, arraySize));
+    // The plain export when the module has it: no embind invoker on the one call of an export.
+    const raw = this.m.asm.acd_flat_export;
+    this.check(raw !== undefined ? raw(words, nWords, strings, nStrings, arraySize) : this.m.flatExport(words, nWords, strings, nStrings, arraySize));
   }
   #flatScratch: { ptr: number; bytes: number } | undefined;
   /** The core's static area for descriptors (csrc/model/bindings.cpp). */
