@@ -307,10 +307,10 @@ function transfer(core: Core, field: Field | SchemaPart | null, write: ArrayWrit
       const { sources, slots } = d;
       for (let j = 0; j < d.nSources; j++) {
         const at = f64[base + slots[j]];
-        const source = sources[j] as Uint8Array;
+        const source = sources[j];
         if (grown && source.buffer === memory) u8.copyWithin(at, d.offsets[j], d.offsets[j] + d.sizes[j]);
         // Buffers are 64-byte aligned: a view of the source's own type copies its bytes as they are.
-        else views.of(source).set(source, at / source.BYTES_PER_ELEMENT);
+        else views.copy(source, at);
       }
     } finally {
       if (ptr !== scratch.ptr) core.free(ptr);

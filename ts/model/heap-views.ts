@@ -30,10 +30,20 @@ export class HeapViews {
     this.#view = this.u8;
   }
 
-  /** The view of the source's type (the last one asked for is remembered: columns of one type come in runs). */
-  of(source: ArrayBufferView): Uint8Array {
+  /**
+   * Copies `source` to byte address `at` (aligned for its type) through the
+   * view of its type; the last type used is remembered (columns of one type
+   * come in runs). A type that is not one of the standard typed arrays (a
+   * subclass, such as Node's Buffer) is copied as bytes: its constructor is
+   * never called.
+   */
+  copy(source: ArrayBufferView, at: number): void {
     const type = source.constructor;
     if (type !== this.#type) {
+      if (!TYPED_ARRAYS.has(type)) {
+        this.u8.set(new Uint8Array(source.buffer, source.byteOffset, source.byteLength), at);
+        return;
+      }
       let view = this.#views.get(type);
       if (view === undefined) {
         view = new (type as TypedArrayConstructor)(this.buffer);
@@ -42,7 +52,8 @@ export class HeapViews {
       this.#type = type;
       this.#view = view;
     }
-    return this.#view as Uint8Array;
+    const view = this.#view as Uint8Array;
+    view.set(source as Uint8Array, at / view.BYTES_PER_ELEMENT);
   }
 }
 
