@@ -231,6 +231,37 @@ test('buffers of any typed array are copied as bytes, not converted element by e
   expect(acd.bytesAllocated()).toBe(start);
 });
 
+test('buffers that are typed array subclasses (Node\'s Buffer, others) are copied as bytes, their constructors never called', () => {
+  const start = acd.bytesAllocated();
+  let guard = false;
+  class Guarded extends Uint8Array {
+    constructor(...args: ConstructorParameters<typeof Uint8Array>) {
+      if (guard) throw new Error('constructor called during an export');
+      super(...(args as [number]));
+    }
+  }
+  class GuardedInt32 extends Int32Array {
+    constructor(...args: ConstructorParameters<typeof Int32Array>) {
+      if (guard) throw new Error('constructor called during an export');
+      super(...(args as [number]));
+    }
+  }
+  const bytes = new Guarded(8);
+  bytes.set([1, 0, 0, 0, 255, 255, 255, 255]);
+  const ints = GuardedInt32.from([5, -6]) as GuardedInt32;
+  const node = Buffer.from(new Int32Array([7, 8]).buffer);
+  for (const b of [bytes, ints, node]) {
+    const raw = { type: t.int32(), length: 2, nullCount: 0, offset: 0, buffers: [null, b], children: [], dictionary: null } as unknown as RawArray;
+    guard = true;
+    const e = acd.exportRaw(t.field('i', t.int32()), raw);
+    guard = false;
+    const at = acd.core.structs.ptrAt(acd.core.structs.ptr('ArrowArray', e.array, 'buffers') + 4);
+    expect(hex(acd.core.bytes.subarray(at, at + 8))).toBe(hex(new Uint8Array(b.buffer, b.byteOffset, 8)));
+    e.release();
+  }
+  expect(acd.bytesAllocated()).toBe(start);
+});
+
 test('a descriptor too big for the core\'s scratch area is written into an allocation, freed after', () => {
   const start = acd.bytesAllocated();
   const columns = 6000;

@@ -69,6 +69,10 @@ int64_t AcdBytesAllocated(void);
 // free). AcdFree refuses any other pointer instead of corrupting the heap.
 int AcdBlockLive(const void* ptr);
 
+// Whether [ptr, ptr + size) lies inside the live block that starts at `block`
+// (for private data that points into a block shared by several structs).
+int AcdBlockContains(const void* block, const void* ptr, int64_t size);
+
 // The private data of this library's callbacks starts with one of these
 // tags, checked before use: a corrupted struct may point its release at our
 // function with another struct's private_data.
@@ -77,7 +81,9 @@ enum AcdPrivateKind {
   ACD_KIND_ARRAY = 0x41525231,        // "ARR1"
   ACD_KIND_DEVICE_ARRAY = 0x44415231, // "DAR1"
   ACD_KIND_SOURCE_STREAM = 0x53545231, // "STR1"
-  ACD_KIND_SCHEMA_TREE = 0x53424b31    // "SBK1": a schema tree in one block (model/tree_block.c)
+  ACD_KIND_SCHEMA_COPY = 0x53424b31,  // "SBK1": a schema tree TypeScript wrote in one block (model/tree_block.c)
+  ACD_KIND_SCHEMA_TREE = 0x53434854,  // "SCHT": an exported schema tree in one block (model/tree.c)
+  ACD_KIND_ARRAY_TREE = 0x41525254    // "ARRT": an exported array tree in one block
 };
 
 // Whether private_data is a live block of ours tagged `kind`.

@@ -50,6 +50,14 @@ int AcdBlockLive(const void* ptr) {
   return AcdBlockHeaderRead(ptr, &header);
 }
 
+int AcdBlockContains(const void* block, const void* ptr, int64_t size) {
+  struct AcdBlockHeader header;
+  if (size < 0 || !AcdBlockHeaderRead(block, &header)) return 0;
+  // The raw allocation runs from block - raw_offset for header.size bytes.
+  uintptr_t end = (uintptr_t)block - header.raw_offset + (uintptr_t)header.size;
+  return (uintptr_t)ptr >= (uintptr_t)block && (uintptr_t)ptr <= end && (uint64_t)size <= (uint64_t)(end - (uintptr_t)ptr);
+}
+
 int AcdPrivateIs(const void* private_data, enum AcdPrivateKind kind) {
   uint32_t tag;
   if (!AcdBlockLive(private_data)) return 0;

@@ -42,12 +42,7 @@ ACD_CONSTRUCTOR(AcdArrayRegisterCallbacks) {
 
 static int64_t AcdAlignUp(int64_t n) { return (n + 15) / 16 * 16; }
 
-int AcdArrayInitBlock(struct ArrowArray* array, int64_t length, int64_t null_count,
-                      int64_t offset, int64_t n_buffers, int64_t n_children,
-                      int with_dictionary, int64_t private_size, enum AcdPrivateKind kind,
-                      void (*release)(struct ArrowArray*), void** private_data, void*** owned,
-                      struct AcdError* error) {
-  array->release = NULL;
+int AcdArrayCheckCounts(int64_t n_buffers, int64_t n_children, struct AcdError* error) {
   const int64_t max_count = INT32_MAX / 256;
   if (n_buffers < 0 || n_buffers > max_count) {
     return AcdErrorSet(error, EINVAL, "n_buffers: expected 0 to %lld, found %lld",
@@ -57,6 +52,17 @@ int AcdArrayInitBlock(struct ArrowArray* array, int64_t length, int64_t null_cou
     return AcdErrorSet(error, EINVAL, "n_children: expected 0 to %lld, found %lld",
                        (long long)max_count, (long long)n_children);
   }
+  return ACD_OK;
+}
+
+int AcdArrayInitBlock(struct ArrowArray* array, int64_t length, int64_t null_count,
+                      int64_t offset, int64_t n_buffers, int64_t n_children,
+                      int with_dictionary, int64_t private_size, enum AcdPrivateKind kind,
+                      void (*release)(struct ArrowArray*), void** private_data, void*** owned,
+                      struct AcdError* error) {
+  array->release = NULL;
+  int code = AcdArrayCheckCounts(n_buffers, n_children, error);
+  if (code != ACD_OK) return code;
 
   // One block: the private data, the buffer pointers, the owned buffers, the
   // child pointers, the child structs and the dictionary struct.

@@ -4,6 +4,7 @@
 // (abi/bindings.cpp).
 
 #include <emscripten/bind.h>
+#include <emscripten/emscripten.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -108,6 +109,14 @@ uintptr_t SchemaTreeRelease() { return reinterpret_cast<uintptr_t>(&AcdSchemaTre
 uintptr_t ShadowArrayRelease() { return reinterpret_cast<uintptr_t>(&AcdShadowArrayRelease); }
 
 }  // namespace
+
+// FlatExport as a plain wasm export too: an export is one call, and embind's
+// generic invoker costs about as much as the core's work for a small batch
+// (ts/abi/core.ts calls this one when the module has it).
+extern "C" EMSCRIPTEN_KEEPALIVE int acd_flat_export(uintptr_t words, double n_words, uintptr_t strings,
+                                                    double n_strings, double array_size) {
+  return FlatExport(words, n_words, strings, n_strings, array_size);
+}
 
 EMSCRIPTEN_BINDINGS(arrow_c_device_model) {
   using emscripten::function;

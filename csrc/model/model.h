@@ -216,6 +216,9 @@ int AcdArrayInit(struct ArrowArray* array, int64_t length, int64_t null_count,
                  int64_t offset, int64_t n_buffers, int64_t n_children,
                  int with_dictionary, struct AcdError* error);
 
+// The checks AcdArrayInit makes of its counts (same messages).
+int AcdArrayCheckCounts(int64_t n_buffers, int64_t n_children, struct AcdError* error);
+
 // The start of the private data of every array block: its kind tag and
 // where its children and dictionary are (the struct's own fields are the
 // consumer's to change).
@@ -249,6 +252,41 @@ int AcdArrayInitBlock(struct ArrowArray* array, int64_t length, int64_t null_cou
 void* AcdArrayAllocateBuffer(struct ArrowArray* array, int64_t i, int64_t size);
 
 
+// The checks AcdSchemaInitSized makes of its arguments (same messages),
+// without allocating anything.
+int AcdSchemaCheckSized(const char* format, int64_t format_length, const char* name,
+                        int64_t name_length, const char* metadata, int64_t metadata_size,
+                        int64_t n_children, struct AcdError* error);
+
+// ---- one block per tree (tree.c) ----------------------------------------------
+// Every node of a tree made from a flat descriptor has private data of this
+// shape, inside the tree's one block; each node holds a reference to the
+// block, dropped by its release, and the last one frees it.
+
+#define ACD_TREE_HEAD 16
+struct AcdTreeNode {
+  uint32_t tag;  // the kind mixed with the node's address; 0 once released
+  int64_t n_children;
+  void* block;
+  void* children;    // the child structs, contiguous
+  void* dictionary;  // the dictionary struct, or NULL
+};
+
+// A block of `size` bytes (its first ACD_TREE_HEAD bytes are its head) for a
+// tree of `nodes` nodes of `kind` (ACD_KIND_SCHEMA_TREE, or
+// ACD_KIND_ARRAY_TREE: 64-byte aligned, padded as AcdBufferAlloc pads);
+// NULL when out of memory. Each node must then be made with AcdTreeNodeInit
+// and released by the release below; AcdTreeBlockFree frees a block before
+// any node is made.
+void* AcdTreeBlockNew(enum AcdPrivateKind kind, int64_t size, int64_t nodes);
+void AcdTreeBlockFree(void* block);
+void AcdTreeNodeInit(struct AcdTreeNode* node, void* block, enum AcdPrivateKind kind,
+                     int64_t n_children, void* children, void* dictionary);
+
+// The releases of the nodes of tree blocks (registered in their roles).
+void AcdTreeSchemaRelease(struct ArrowSchema* schema);
+void AcdTreeArrayRelease(struct ArrowArray* array);
+
 // ---- producing whole trees from a flat descriptor (flat.c) ------------------
 // The descriptor is `n_words` doubles, each an integer, and `n_strings` bytes
 // of strings that its words point into (offset from `strings`, -1 for NULL,
@@ -260,11 +298,14 @@ void* AcdArrayAllocateBuffer(struct ArrowArray* array, int64_t i, int64_t size);
 // then the array tree (when `array` is not NULL), ACD_FLAT_ARRAY_WORDS words
 // a node followed by its n_buffers buffer sizes (-1: a NULL buffer):
 //   length, null_count, offset, n_buffers, n_children, has a dictionary.
-// Every node is made as AcdSchemaInit / AcdArrayInit make it, every buffer
-// allocated by AcdArrayAllocateBuffer (owned by its node), and each buffer
-// size word is replaced by the buffer's address (0 for NULL), for the caller
-// to fill. On failure nothing stays allocated, both structs' release is
-// NULL, and the message starts with the failing node's path (error->path).
+// Every node has the fields AcdSchemaInit / AcdArrayInit would give it, but
+// each tree below its base struct is one block (tree.c): structs, pointer
+// arrays, strings and every buffer (64-byte aligned, padded to a multiple of
+// 64 with zeros, at least 64 bytes even when empty). Each buffer size word
+// is replaced by the buffer's address (0 for NULL), for the caller to fill.
+// The descriptor is checked whole before anything is allocated: on failure
+// nothing stays allocated, both structs' release is NULL, and the message
+// starts with the failing node's path (error->path).
 #define ACD_FLAT_SCHEMA_WORDS 9
 #define ACD_FLAT_ARRAY_WORDS 6
 int AcdFlatInit(double* words, int64_t n_words, const char* strings, int64_t n_strings,
@@ -277,7 +318,7 @@ void AcdArrayReleaseOwned(struct ArrowArray* array);
 
 // The releases of struct trees written whole into one block by TypeScript
 // (tree_block.c): a schema tree's nodes (the block starts with a header the
-// writer fills: kind ACD_KIND_SCHEMA_TREE, the node count, the block's size),
+// writer fills: kind ACD_KIND_SCHEMA_COPY, the node count, the block's size),
 // and the validator's shadows of another module's arrays (they only mark
 // the struct released; the block is freed by whoever made it).
 void AcdSchemaTreeRelease(struct ArrowSchema* schema);

@@ -52,11 +52,9 @@ int AcdSchemaInit(struct ArrowSchema* schema, const char* format, const char* na
                             with_dictionary, error);
 }
 
-int AcdSchemaInitSized(struct ArrowSchema* schema, const char* format, int64_t format_length,
-                       const char* name, int64_t name_length, const char* metadata,
-                       int64_t metadata_size, int64_t flags, int64_t n_children,
-                       int with_dictionary, struct AcdError* error) {
-  schema->release = NULL;
+int AcdSchemaCheckSized(const char* format, int64_t format_length, const char* name,
+                        int64_t name_length, const char* metadata, int64_t metadata_size,
+                        int64_t n_children, struct AcdError* error) {
   if (format == NULL || format_length < 0) return AcdErrorSet(error, EINVAL, "format is NULL");
   if (memchr(format, '\0', (size_t)format_length) != NULL) {
     return AcdErrorSet(error, EINVAL, "format contains a NUL byte");
@@ -76,6 +74,17 @@ int AcdSchemaInitSized(struct ArrowSchema* schema, const char* format, int64_t f
                          (long long)metadata_size, (long long)checked);
     }
   }
+  return ACD_OK;
+}
+
+int AcdSchemaInitSized(struct ArrowSchema* schema, const char* format, int64_t format_length,
+                       const char* name, int64_t name_length, const char* metadata,
+                       int64_t metadata_size, int64_t flags, int64_t n_children,
+                       int with_dictionary, struct AcdError* error) {
+  schema->release = NULL;
+  int code = AcdSchemaCheckSized(format, format_length, name, name_length, metadata, metadata_size,
+                                 n_children, error);
+  if (code != ACD_OK) return code;
   int64_t format_size = format_length + 1;
   int64_t name_size = name == NULL ? 0 : name_length + 1;
   if (metadata == NULL) metadata_size = 0;

@@ -15,7 +15,7 @@
 #include "model/model.h"
 
 struct AcdSchemaTree {
-  uint32_t kind;  // ACD_KIND_SCHEMA_TREE
+  uint32_t kind;  // ACD_KIND_SCHEMA_COPY
   int32_t live;   // nodes not released yet
   uint32_t size;  // bytes of the block, this header included
   uint32_t unused;
@@ -33,7 +33,7 @@ static int AcdInTree(const struct AcdSchemaTree* tree, const void* ptr, uint64_t
 void AcdSchemaTreeRelease(struct ArrowSchema* schema) {
   struct AcdSchemaTree* tree = (struct AcdSchemaTree*)schema->private_data;
   // A corrupted struct pointing its release here: AcdSchemaRelease reports it.
-  if (!AcdPrivateIs(tree, ACD_KIND_SCHEMA_TREE)) return;
+  if (!AcdPrivateIs(tree, ACD_KIND_SCHEMA_COPY)) return;
   // Marked first: a child pointer a consumer aimed back at this node ends there.
   schema->release = NULL;
   int64_t n = schema->n_children;

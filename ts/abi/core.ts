@@ -25,6 +25,8 @@ interface EmscriptenModule extends CoreExports {
     /** batchImport and arrayImport as plain wasm exports (csrc/validate/bindings.cpp); a linked module may lack them. */
     acd_batch_import?: (schema: number, array: number, level: number) => number;
     acd_array_import?: (schema: number, src: number, level: number, schemaValid: number) => number;
+    /** flatExport as a plain wasm export (csrc/model/bindings.cpp); a linked module may lack it. */
+    acd_flat_export?: (words: number, nWords: number, strings: number, nStrings: number, arraySize: number) => number;
   };
   /** Asked by csrc/abi/callback.c before C calls a function pointer read from a struct. */
   acdCallbackValid?: (fn: number, signature: number) => number;
@@ -266,7 +268,9 @@ export class Core {
   }
   /** flatInit into a new ArrowSchema and a zeroed array struct of arraySize bytes, their addresses after the descriptor. */
   flatExport(words: number, nWords: number, strings: number, nStrings: number, arraySize: number): void {
-    this.check(this.m.flatExport(words, nWords, strings, nStrings, arraySize));
+    // The plain export when the module has it: no embind invoker on the one call of an export.
+    const raw = this.m.asm.acd_flat_export;
+    this.check(raw !== undefined ? raw(words, nWords, strings, nStrings, arraySize) : this.m.flatExport(words, nWords, strings, nStrings, arraySize));
   }
   #flatScratch: { ptr: number; bytes: number } | undefined;
   /** The core's static area for descriptors (csrc/model/bindings.cpp). */

@@ -14,6 +14,7 @@ import { recordBatchField, type DataType, type Field, type Schema } from '../mod
 import { fromArrowData } from './arrow-data.js';
 import { arrowWriter } from './arrow-describe.js';
 import { fromArrowBatch, fromArrowField, fromArrowSchema } from './arrow-types.js';
+import { batchSchemaPart } from './schema-parts.js';
 
 /**
  * Initializes the ArrowArray at `ptr` (its old content is ignored) with a copy
@@ -43,11 +44,16 @@ export function exportData(core: Core, data: arrow.Data, field: Field, struct: '
   return exportWith(core, field, struct, arrowWriter(data, field.type), onto);
 }
 
-/** Exports a record batch as a struct ArrowArray with its ArrowSchema (`into` another module's memory). */
+/**
+ * Exports a record batch as a struct ArrowArray with its ArrowSchema (`into`
+ * another module's memory); its schema is described once per apache-arrow
+ * Schema (schema-parts.ts).
+ */
 export function exportBatch(core: Core, batch: arrow.RecordBatch, into?: ForeignModule): ExportedArray {
-  const field = batchField(batch);
+  const part = batchSchemaPart(batch);
+  const field = part.field;
   if (into !== undefined) return exportInto(into, field, fromArrowData(batch.data, field.type), 'ArrowArray');
-  return exportData(core, batch.data, field, 'ArrowArray');
+  return exportWith(core, part, 'ArrowArray', arrowWriter(batch.data, field.type));
 }
 
 /** Exports a single-chunk vector (or Data) as an ArrowArray with its ArrowSchema. */

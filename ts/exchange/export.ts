@@ -9,7 +9,7 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import type { ForeignModule } from '../foreign/module.js';
 import { constants } from '../abi/generated/layout.js';
-import { exportFlat, rawWriter, type ArrayWriter } from '../model/flat.js';
+import { exportFlat, rawWriter, type ArrayWriter, type SchemaPart } from '../model/flat.js';
 import type { RawArray } from '../model/raw.js';
 import { writeSchema } from '../model/schema.js';
 import type { Field } from '../model/types.js';
@@ -29,13 +29,14 @@ export function exportField(core: Core, field: Field): ExportedSchema {
 }
 
 /**
- * Exports field as an ArrowSchema and the array `write` describes (a raw
- * array: rawWriter; apache-arrow data: arrowWriter) as an ArrowArray or an
+ * Exports field (or its schema part, described before) as an ArrowSchema and
+ * the array `write` describes (a raw array: rawWriter; apache-arrow data:
+ * arrowWriter) as an ArrowArray or an
  * ArrowDeviceArray on the CPU, both trees and their base structs in one call
  * into the core (exportFlat); `onto` (devices) may then move the device array elsewhere in
  * place, releasing it on failure.
  */
-export function exportWith(core: Core, field: Field, struct: 'ArrowArray' | 'ArrowDeviceArray',
+export function exportWith(core: Core, field: Field | SchemaPart, struct: 'ArrowArray' | 'ArrowDeviceArray',
   write: ArrayWriter, onto?: (schema: number, array: number) => void): ExportedArray {
   const [schema, array] = exportFlat(core, field, write, core.structs.size(struct));
   if (struct === 'ArrowDeviceArray') {

@@ -9,7 +9,7 @@
 import type { Core } from '../abi/core.js';
 import type { StructReader } from '../abi/structs.js';
 import { metadataBytesAt } from '../model/metadata.js';
-import { align4, align8, SCHEMA_TREE_KIND, TREE_HEADER, Walk, words } from './foreign-walk.js';
+import { align4, align8, SCHEMA_COPY_KIND, TREE_HEADER, Walk, words } from './foreign-walk.js';
 import type { ForeignSource } from './options.js';
 
 /** A static area of the core's memory that a copy may use until the next import (Core.shadowScratch). */
@@ -123,7 +123,7 @@ export function copySchemaTree(core: Core, from: ForeignSource, ptr: number, scr
   const src = from.space.bytes;
   u32 = new Uint32Array(src.buffer, 0, src.length >> 2);
   view = s.view;
-  outWords[block >> 2] = SCHEMA_TREE_KIND;
+  outWords[block >> 2] = SCHEMA_COPY_KIND;
   outWords[(block >> 2) + 1] = nodes;
   outWords[(block >> 2) + 2] = total;
   outWords[(block >> 2) + 3] = 0;

@@ -17,8 +17,8 @@ const MAX_COUNT = (0x7fffffff / 256) | 0;
 /** The foreign window on wasm32 (ACD_FOREIGN_ADDRESS_BASE and _SIZE of csrc/abi/abi.h). */
 export const WINDOW_BASE = 0xc0000000;
 export const WINDOW_SIZE = 0x40000000;
-/** ACD_KIND_SCHEMA_TREE (csrc/abi/abi.h): the tag of a schema tree's block. */
-export const SCHEMA_TREE_KIND = 0x53424b31;
+/** ACD_KIND_SCHEMA_COPY (csrc/abi/abi.h): the tag of a copied schema tree's block. */
+export const SCHEMA_COPY_KIND = 0x53424b31;
 /** The block's header (struct AcdSchemaTree): kind, live nodes, size, unused. */
 export const TREE_HEADER = 16;
 

@@ -9,6 +9,7 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { flagsOf, formatOf } from './format.js';
 import { encodeMetadata } from './metadata.js';
+import { heapViews, TYPED_ARRAYS } from './heap-views.js';
 import { childFields, type Field } from './types.js';
 
 /**
@@ -125,6 +126,16 @@ export class Descriptor {
     if (type.kind === 'dictionary') this.schema({ name: '', type: type.valueType, nullable: true, metadata: null });
   }
 
+  /** Appends a schema part described before (the descriptor must be empty: its string offsets start at 0). */
+  part(part: SchemaPart): void {
+    if (this.nWords !== 0 || this.nStrings !== 0) throw new Error('a schema part goes first in a descriptor');
+    this.room(part.words.length).set(part.words);
+    this.nWords = part.words.length;
+    if (part.strings.length > this.strings.length) this.growStrings(part.strings.length);
+    this.strings.set(part.strings);
+    this.nStrings = part.strings.length;
+  }
+
   /**
    * Appends an array node's words (its buffer words follow, set by buffer()
    * or nullBuffer(), then its children's and its dictionary's nodes); returns
@@ -210,6 +221,24 @@ const EMPTY = new Uint8Array(0);
 const descriptor = new Descriptor();
 
 /**
+ * A field's part of a descriptor (its schema tree's words and string bytes),
+ * described once and reused by every export of that field
+ * (ts/arrow-js/schema-parts.ts keeps one per apache-arrow schema).
+ */
+export interface SchemaPart {
+  readonly field: Field;
+  readonly words: Float64Array;
+  readonly strings: Uint8Array;
+}
+
+/** Describes a field's schema tree once, for exports that reuse it. */
+export function schemaPart(field: Field): SchemaPart {
+  const d = new Descriptor();
+  d.schema(field);
+  return { field, words: d.words.slice(0, d.nWords), strings: d.strings.slice(0, d.nStrings) };
+}
+
+/**
  * Initializes the ArrowSchema at `schemaPtr` for `field` and the ArrowArray
  * at `arrayPtr` with a copy of `raw` (either may be absent: pointer 0 and
  * null), their old content ignored, in one call into the core. On success
@@ -233,7 +262,7 @@ export function writeFlat(core: Core, schemaPtr: number, field: Field | null, ar
  * Ownership: the caller owns both base structs (and through them the trees); on failure nothing stays allocated.
  * @returns the ArrowSchema's and the array struct's addresses.
  */
-export function exportFlat(core: Core, field: Field, write: ArrayWriter, arraySize: number): [schema: number, array: number] {
+export function exportFlat(core: Core, field: Field | SchemaPart, write: ArrayWriter, arraySize: number): [schema: number, array: number] {
   let out: [number, number] = [0, 0];
   transfer(core, field, write, 2, (words, nWords, strings, nStrings) => core.flatExport(words, nWords, strings, nStrings, arraySize),
     (f64, at) => { out = [f64[at], f64[at + 1]]; });
@@ -246,13 +275,16 @@ export function exportFlat(core: Core, field: Field, write: ArrayWriter, arraySi
  * too big, calls `call`, lets `results` read the words after the descriptor,
  * then copies every buffer to the address the core wrote in its place.
  */
-function transfer(core: Core, field: Field | null, write: ArrayWriter | null, extra: number,
+function transfer(core: Core, field: Field | SchemaPart | null, write: ArrayWriter | null, extra: number,
   call: (words: number, nWords: number, strings: number, nStrings: number) => void,
   results?: (f64: Float64Array, at: number) => void): void {
   const d = descriptor;
   d.reset();
   try {
-    if (field !== null) d.schema(field);
+    if (field !== null) {
+      if ('words' in field) d.part(field);
+      else d.schema(field);
+    }
     if (write !== null) write(d);
     const nWords = d.nWords;
     const nStrings = d.nStrings;
@@ -263,23 +295,22 @@ function transfer(core: Core, field: Field | null, write: ArrayWriter | null, ex
     const scratch = core.flatScratch();
     const ptr = size <= scratch.bytes ? scratch.ptr : core.alloc(size);
     try {
-      const now = core.memory.buffer;
-      new Float64Array(now).set(d.words.subarray(0, nWords), ptr / 8);
-      new Uint8Array(now).set(d.strings.subarray(0, nStrings), ptr + stringsAt);
+      const before = heapViews(core.memory.buffer);
+      before.f64.set(d.words.subarray(0, nWords), ptr / 8);
+      before.u8.set(d.strings.subarray(0, nStrings), ptr + stringsAt);
       call(ptr, nWords, ptr + stringsAt, nStrings);
-      const f64 = new Float64Array(core.memory.buffer);
-      const grown = f64.buffer !== memory;
-      const heap = new Uint8Array(f64.buffer);
+      const views = heapViews(core.memory.buffer);
+      const { f64, u8 } = views;
+      const grown = views.buffer !== memory;
       const base = ptr / 8;
       results?.(f64, base + nWords);
-      const views = new HeapViews(f64.buffer);
+      const { sources, slots } = d;
       for (let j = 0; j < d.nSources; j++) {
-        const at = f64[base + d.slots[j]];
-        const source = d.sources[j];
-        if (grown && source.buffer === memory) heap.copyWithin(at, d.offsets[j], d.offsets[j] + d.sizes[j]);
-        else if (source instanceof Uint8Array) heap.set(source, at);
+        const at = f64[base + slots[j]];
+        const source = sources[j];
+        if (grown && source.buffer === memory) u8.copyWithin(at, d.offsets[j], d.offsets[j] + d.sizes[j]);
         // Buffers are 64-byte aligned: a view of the source's own type copies its bytes as they are.
-        else views.of(source).set(source as never, at / (source as Uint8Array).BYTES_PER_ELEMENT);
+        else views.copy(source, at);
       }
     } finally {
       if (ptr !== scratch.ptr) core.free(ptr);
@@ -298,29 +329,6 @@ export function rawWriter(raw: FlatArray): ArrayWriter {
     d.root = raw;
     d.array(raw);
   };
-}
-
-const TYPED_ARRAYS: ReadonlySet<unknown> = new Set([Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array,
-  Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array]);
-
-type TypedArray = Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array | Int32Array | Uint32Array
-  | Float32Array | Float64Array | BigInt64Array | BigUint64Array;
-type TypedArrayConstructor = new (buffer: ArrayBufferLike) => TypedArray;
-
-/** Views of the core's memory, one per typed array type met (a source is copied through its own type's). */
-class HeapViews {
-  #views = new Map<unknown, TypedArray>();
-  constructor(private readonly memory: ArrayBufferLike) {}
-
-  of(source: ArrayBufferView): TypedArray {
-    const type = source.constructor;
-    let view = this.#views.get(type);
-    if (view === undefined) {
-      view = new (type as TypedArrayConstructor)(this.memory);
-      this.#views.set(type, view);
-    }
-    return view;
-  }
 }
 
 /** Whether the buffer under a view was detached (no view of it can be made any more). */
