@@ -172,19 +172,28 @@ export function importArrayCopyFrom<T>(core: Core, from: ForeignSource, schemaAr
       throw named(from, e);
     }
     // Only JS memory is kept: the handle has nothing to release.
-    const result = new Imported(core.space, value, null, () => {});
-    try {
-      releaseForeign(from, struct, ptr);
-      if (ownsSchema) releaseForeign(from, 'ArrowSchema', schemaArg);
-    } catch (e) {
-      result.release();
-      throw e;
-    }
-    return result;
+    return releaseProducer(from, new Imported(core.space, value, null, () => {}), struct, ptr, ownsSchema ? schemaArg : null);
   } finally {
     // The copy of the schema was read into the result; the core's copy can go.
     if (ownsSchema) (schema as ImportSchema).release();
   }
+}
+
+/**
+ * Releases the producer's structs (the array, and the schema when the import
+ * took it) through its table once their content is the result's; when that
+ * fails, the result is released too, and the error thrown.
+ */
+export function releaseProducer<T>(from: ForeignSource, result: Imported<T>, struct: 'ArrowArray' | 'ArrowDeviceArray', ptr: number,
+  schemaPtr: number | null): Imported<T> {
+  try {
+    releaseForeign(from, struct, ptr);
+    if (schemaPtr !== null) releaseForeign(from, 'ArrowSchema', schemaPtr);
+  } catch (e) {
+    result.release();
+    throw e;
+  }
+  return result;
 }
 
 /** Prefixes the module's name to the library's errors about its structs. */

@@ -9,7 +9,7 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { readRaw, type ImportMode } from '../model/raw.js';
 import type { Field, Schema } from '../model/types.js';
-import { copyArrayFrom, copySchemaFrom, importArrayCopyFrom, named, releaseForeign, throughWindow } from './from.js';
+import { copyArrayFrom, copySchemaFrom, importArrayCopyFrom, named, releaseForeign, releaseProducer, throughWindow } from './from.js';
 import { Imported, ImportedSchema, recordSchema, type ReadSchema, type Reader } from './handles.js';
 import { importedSchemaField } from './schema-cache.js';
 import { checkCpuDeviceArray, LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions, type RawImport } from './options.js';
@@ -179,14 +179,7 @@ function importArrayFrom<T>(core: Core, from: ForeignSource, schemaArg: number |
     } finally {
       core.free(own);
     }
-    try {
-      releaseForeign(from, struct, ptr);
-      if (ownsSchema) releaseForeign(from, 'ArrowSchema', schemaArg);
-    } catch (e) {
-      result.release();
-      throw e;
-    }
-    return result;
+    return releaseProducer(from, result, struct, ptr, ownsSchema ? schemaArg : null);
   } finally {
     // The copy of the schema was read into the result; the core's copy can go.
     if (ownsSchema) schema.release();
