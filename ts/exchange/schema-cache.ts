@@ -39,12 +39,17 @@ export function cachedSchemaField(core: Core, ptr: number): Field | null {
   const bytes = core.schemaKey(ptr, MAX_CACHED_KEY);
   if (bytes === null || bytes.byteOffset % 4 !== 0) return null;
   const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
-  const hash = hashWords(words);
+  return lookup(words, hashWords(words))?.field ?? null;
+}
+
+/** The entry of the key (words, hash), compared in full, made most recently used; or undefined. */
+function lookup(words: Int32Array, hash: number): Entry | undefined {
   const hit = cache.get(hash);
-  if (hit === undefined || !sameWords(hit.words, words)) return null;
+  if (hit === undefined || !sameWords(hit.words, words)) return undefined;
+  // Most recently used last: the first entry is the one to evict.
   cache.delete(hash);
   cache.set(hash, hit);
-  return hit.field;
+  return hit;
 }
 
 /**
@@ -69,13 +74,9 @@ function schemaField(core: Core, ptr: number, bytes: Uint8Array | null): Field {
   if (bytes === null || bytes.byteOffset % 4 !== 0) return readField(core.structs, ptr);
   const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
   const hash = hashWords(words);
+  const found = lookup(words, hash);
+  if (found !== undefined) return found.field;
   const hit = cache.get(hash);
-  if (hit !== undefined && sameWords(hit.words, words)) {
-    // Most recently used last: the first entry is the one to evict.
-    cache.delete(hash);
-    cache.set(hash, hit);
-    return hit.field;
-  }
   const field = freezeField(readField(core.structs, ptr));
   if (hit !== undefined) keyBytes -= hit.words.byteLength;
   cache.delete(hash);
