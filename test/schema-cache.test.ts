@@ -4,7 +4,7 @@
 // flag, metadata, a child, a dictionary) makes another key.
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
-import type { ArrowCDevice } from '../ts/api.js';
+import { ArrowCDevice } from '../ts/api.js';
 import type { RawArray } from '../ts/model/raw.js';
 import * as t from '../ts/model/types.js';
 import { bytesMark, core } from './helpers.js';
@@ -182,5 +182,38 @@ describe('a schema imported with its array', () => {
       expect(imported.value.schema.fields.map((f) => f.name)).toEqual(['x']);
       imported.release();
     }
+  });
+});
+
+describe('the key ids of the schemas a core remembers', () => {
+  const batchOf = (name: string, values: Int32Array) => new arrow.Table({ [name]: arrow.makeVector(values) }).batches[0]!;
+
+  test('two cores number their keys alike: each import reads its own schema', async () => {
+    // A second instance remembers its first key under the same id as this one's first: the
+    // fields found by id must be per core.
+    const other = await ArrowCDevice.load();
+    const names = ['first', 'second', 'third'];
+    for (let round = 0; round < 3; round++) {
+      names.forEach((name, i) => {
+        const which = round % 2 === 0 ? acd : other;
+        using e = which.exportBatch(batchOf(`${name}${i}`, Int32Array.of(i, i + 1)));
+        using imported = which.importBatch(e.schema, e.array, { mode: 'view' });
+        expect(imported.value.schema.fields.map((f) => f.name)).toEqual([`${name}${i}`]);
+        expect(Array.from(imported.value.getChildAt(0)!.toArray())).toEqual([i, i + 1]);
+      });
+    }
+  });
+
+  test('more schemas than the core remembers: every import reads its own, then the first ones again', () => {
+    mark();
+    // 300 distinct keys take every slot of the core's set (64) and of the table by id (256) more than once.
+    const read = (k: number): string => {
+      using e = acd.exportBatch(batchOf(`column_${k}`, Int32Array.of(k)));
+      using imported = acd.importBatch(e.schema, e.array, { mode: 'view' });
+      expect(imported.value.getChildAt(0)!.get(0)).toBe(k);
+      return imported.value.schema.fields[0]!.name;
+    };
+    for (let k = 0; k < 300; k++) expect(read(k)).toBe(`column_${k}`);
+    for (let k = 0; k < 300; k += 7) expect(read(k)).toBe(`column_${k}`);
   });
 });

@@ -59,10 +59,11 @@ uintptr_t ShadowScratch() {
 double ShadowScratchBytes() { return ShadowScratch() == 0 ? 0 : kShadowScratchBytes; }
 
 // Where the imports and schemaKey leave what they return besides their
-// result, so that it costs neither an allocation nor a call: five doubles
+// result, so that it costs neither an allocation nor a call: six doubles
 // (the key's size, or -1; the library's schema and array of a batch import;
 // which of its structs failed: 1 the schema, 2 the array; the address of the
-// key), read by ts/abi/core.ts. The key's buffer is allocated once, with
+// key; the id the key is remembered under, 0 when it is not), read by
+// ts/abi/core.ts. The key's buffer is allocated once, with
 // malloc: not counted (static memory is not either), and not static, which
 // would add its zeros to the archive the package ships; 0 without it.
 constexpr int64_t kKeyCapacity = 64 * 1024;
@@ -72,6 +73,7 @@ struct alignas(8) ImportOut {
   double array;
   double failed;
   double key;
+  double key_id;
 } acd_import_out;
 
 uint8_t* KeyBuffer() {
@@ -91,9 +93,11 @@ double Address(const void* p) { return static_cast<double>(reinterpret_cast<uint
 double SchemaImport(uintptr_t src) {
   int code = ACD_OK;
   int64_t key_size = -1;
+  uint32_t key_id = 0;
   ArrowSchema* own = AcdSchemaImport(AcdPtr<ArrowSchema>(src), KeyBuffer(), KeyRoom(), &key_size,
-                                     &code, &acd_last_error);
+                                     &key_id, &code, &acd_last_error);
   acd_import_out.key_size = static_cast<double>(key_size);
+  acd_import_out.key_id = key_id;
   return own != nullptr ? Address(own) : -code;
 }
 
@@ -102,13 +106,16 @@ double SchemaImport(uintptr_t src) {
 int BatchImport(uintptr_t schema, uintptr_t array, int level) {
   if (int code = CheckLevel(level); code != ACD_OK) return code;
   int64_t key_size = -1;
+  uint32_t key_id = 0;
   ArrowSchema* own_schema = nullptr;
   ArrowArray* own_array = nullptr;
   int failed = 0;
   int code = AcdBatchImport(AcdPtr<ArrowSchema>(schema), AcdPtr<ArrowArray>(array),
                             static_cast<AcdValidationLevel>(level), KeyBuffer(), KeyRoom(),
-                            &key_size, &own_schema, &own_array, &failed, &acd_last_error);
+                            &key_size, &key_id, &own_schema, &own_array, &failed,
+                            &acd_last_error);
   acd_import_out.key_size = static_cast<double>(key_size);
+  acd_import_out.key_id = key_id;
   acd_import_out.failed = failed;
   acd_import_out.schema = Address(own_schema);
   acd_import_out.array = Address(own_array);

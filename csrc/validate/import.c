@@ -12,21 +12,24 @@
 #include "validate/validate.h"
 
 // Validates src unless its key (written to key, capacity bytes; its size to
-// *key_size, -1 when src cannot be walked) is that of a schema validated before.
+// *key_size, -1 when src cannot be walked) is that of a schema validated
+// before; *key_id is the id it is remembered under (0: not remembered).
 static int AcdSchemaCheck(const struct ArrowSchema* src, uint8_t* key, int64_t capacity,
-                          int64_t* key_size, struct AcdError* error) {
+                          int64_t* key_size, uint32_t* key_id, struct AcdError* error) {
   int64_t size = AcdSchemaKey(src, key, capacity);
   *key_size = size;
+  *key_id = 0;
   int whole = size >= 0 && size <= capacity;
-  if (whole && AcdSchemaValidated(key, size)) return ACD_OK;
+  if (whole && (*key_id = AcdSchemaValidated(key, size)) != 0) return ACD_OK;
   int code = AcdSchemaValidate(src, error);
-  if (code == ACD_OK && whole) AcdSchemaRememberValid(key, size);
+  if (code == ACD_OK && whole) *key_id = AcdSchemaRememberValid(key, size);
   return code;
 }
 
 struct ArrowSchema* AcdSchemaImport(struct ArrowSchema* src, uint8_t* key, int64_t capacity,
-                                    int64_t* key_size, int* code, struct AcdError* error) {
-  *code = AcdSchemaCheck(src, key, capacity, key_size, error);
+                                    int64_t* key_size, uint32_t* key_id, int* code,
+                                    struct AcdError* error) {
+  *code = AcdSchemaCheck(src, key, capacity, key_size, key_id, error);
   if (*code != ACD_OK) return NULL;
   struct ArrowSchema* own = AcdCalloc(1, (int64_t)sizeof(struct ArrowSchema));
   if (own == NULL) {
@@ -54,11 +57,11 @@ struct ArrowArray* AcdArrayImport(const struct ArrowSchema* schema, struct Arrow
 
 int AcdBatchImport(struct ArrowSchema* schema, struct ArrowArray* array,
                    enum AcdValidationLevel level, uint8_t* key, int64_t capacity,
-                   int64_t* key_size, struct ArrowSchema** schema_out,
+                   int64_t* key_size, uint32_t* key_id, struct ArrowSchema** schema_out,
                    struct ArrowArray** array_out, int* failed, struct AcdError* error) {
   // Both validated before either is moved.
   *failed = 1;
-  int code = AcdSchemaCheck(schema, key, capacity, key_size, error);
+  int code = AcdSchemaCheck(schema, key, capacity, key_size, key_id, error);
   if (code != ACD_OK) return code;
   *failed = 2;
   code = AcdArrayValidateWithValidSchema(schema, array, level, error);

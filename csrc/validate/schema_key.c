@@ -94,8 +94,10 @@ int64_t AcdSchemaKey(const struct ArrowSchema* schema, uint8_t* out, int64_t cap
 
 static uint8_t* acd_key_arena;
 static int64_t acd_key_arena_used;
+static uint32_t acd_key_last_id;
 static struct {
   uint32_t hash;
+  uint32_t id;
   int64_t at;
   int64_t size;  // 0: empty
 } acd_key_slots[ACD_KEY_SLOTS];
@@ -110,18 +112,20 @@ static uint32_t AcdKeyHash(const uint8_t* key, int64_t size) {
   return h;
 }
 
-int AcdSchemaValidated(const uint8_t* key, int64_t size) {
+uint32_t AcdSchemaValidated(const uint8_t* key, int64_t size) {
   if (acd_key_arena == NULL) return 0;
   uint32_t h = AcdKeyHash(key, size);
   const int64_t slot = h % ACD_KEY_SLOTS;
-  return acd_key_slots[slot].size == size && acd_key_slots[slot].hash == h &&
-         memcmp(acd_key_arena + acd_key_slots[slot].at, key, (size_t)size) == 0;
+  int same = acd_key_slots[slot].size == size && acd_key_slots[slot].hash == h &&
+             memcmp(acd_key_arena + acd_key_slots[slot].at, key, (size_t)size) == 0;
+  return same ? acd_key_slots[slot].id : 0;
 }
 
-void AcdSchemaRememberValid(const uint8_t* key, int64_t size) {
-  if (size <= 0 || size > ACD_KEY_ARENA / 4) return;
+uint32_t AcdSchemaRememberValid(const uint8_t* key, int64_t size) {
+  // 2^32 - 1 keys remembered in one instance: none is kept after that.
+  if (size <= 0 || size > ACD_KEY_ARENA / 4 || acd_key_last_id == UINT32_MAX) return 0;
   AcdSchemaKeysReserve();
-  if (acd_key_arena == NULL) return;
+  if (acd_key_arena == NULL) return 0;
   if (acd_key_arena_used + size > ACD_KEY_ARENA) {
     memset(acd_key_slots, 0, sizeof(acd_key_slots));
     acd_key_arena_used = 0;
@@ -132,5 +136,7 @@ void AcdSchemaRememberValid(const uint8_t* key, int64_t size) {
   acd_key_slots[slot].hash = h;
   acd_key_slots[slot].at = acd_key_arena_used;
   acd_key_slots[slot].size = size;
+  acd_key_slots[slot].id = ++acd_key_last_id;
   acd_key_arena_used += size;
+  return acd_key_last_id;
 }

@@ -52,9 +52,11 @@ int AcdArrayValidateWithValidSchema(const struct ArrowSchema* schema,
 // *code and error filled; on failure src is untouched. A schema's key is
 // written to key when it fits in capacity bytes (its size, or -1 when the
 // tree cannot be walked, to *key_size): a schema whose key was validated
-// before is not validated again.
+// before is not validated again. *key_id is the id the key is remembered
+// under (AcdSchemaValidated), 0 when it is not.
 struct ArrowSchema* AcdSchemaImport(struct ArrowSchema* src, uint8_t* key, int64_t capacity,
-                                    int64_t* key_size, int* code, struct AcdError* error);
+                                    int64_t* key_size, uint32_t* key_id, int* code,
+                                    struct AcdError* error);
 struct ArrowArray* AcdArrayImport(const struct ArrowSchema* schema, struct ArrowArray* src,
                                   enum AcdValidationLevel level, int schema_valid, int* code,
                                   struct AcdError* error);
@@ -64,7 +66,7 @@ struct ArrowArray* AcdArrayImport(const struct ArrowSchema* schema, struct Arrow
 // array; 0: out of memory).
 int AcdBatchImport(struct ArrowSchema* schema, struct ArrowArray* array,
                    enum AcdValidationLevel level, uint8_t* key, int64_t capacity,
-                   int64_t* key_size, struct ArrowSchema** schema_out,
+                   int64_t* key_size, uint32_t* key_id, struct ArrowSchema** schema_out,
                    struct ArrowArray** array_out, int* failed, struct AcdError* error);
 
 // Schema keys (schema_key.c): the key of a schema tree (its formats, names,
@@ -73,9 +75,13 @@ int AcdBatchImport(struct ArrowSchema* schema, struct ArrowArray* array,
 // of 4, zero padded), or -1 when a struct of the tree is not readable as a
 // reader needs (the validator names what). Equal keys, equal trees.
 int64_t AcdSchemaKey(const struct ArrowSchema* schema, uint8_t* out, int64_t capacity);
-// Whether a schema with this key was validated before (and remembered).
-int AcdSchemaValidated(const uint8_t* key, int64_t size);
-void AcdSchemaRememberValid(const uint8_t* key, int64_t size);
+// Whether a schema with this key was validated before (and remembered): the
+// id it is remembered under, or 0. Ids are never reused: a key remembered
+// again (after its slot or the arena was taken) gets a new one, so an importer
+// may cache what it read of a key by its id (ts/arrow-js/schema-cache.ts).
+uint32_t AcdSchemaValidated(const uint8_t* key, int64_t size);
+// Remembers a validated key; returns its id, or 0 when it is not kept.
+uint32_t AcdSchemaRememberValid(const uint8_t* key, int64_t size);
 // Allocates their arena now rather than at the first key remembered.
 void AcdSchemaKeysReserve(void);
 

@@ -51,14 +51,16 @@ function signatureCodes(slots: readonly string[]): Uint8Array {
 const VALIDATION_LEVELS: readonly ErrorLevel[] = ['none', 'minimal', 'default', 'full'];
 /**
  * What the imports and schemaKey leave in the core's static area
- * (csrc/validate/bindings.cpp, ImportOut): five doubles, the last the
- * address of the key.
+ * (csrc/validate/bindings.cpp, ImportOut): six doubles, among them the
+ * address of the key and the id it is remembered under.
  */
 const OUT_KEY_SIZE = 0;
 const OUT_SCHEMA = 1;
 const OUT_ARRAY = 2;
 const OUT_FAILED = 3;
 const OUT_KEY = 4;
+const OUT_KEY_ID = 5;
+const OUT_WORDS = 6;
 
 /** Options of `load`. */
 export interface LoadOptions {
@@ -356,12 +358,23 @@ export class Core {
     return size >= 0 && size <= this.#keyCapacity ? new Uint8Array(this.memory.buffer, out[OUT_KEY]!, size) : null;
   }
 
-  /** The five doubles of the static area, over the current memory (a view kept until it grows). */
+  /**
+   * The id under which the core remembers the key of the schema the last
+   * schemaImport or batchImport took as validated (csrc/validate/schema_key.c),
+   * or 0. An id is never reused within a core: the same id, the same key.
+   */
+  importedKeyId(): number {
+    return this.outWords()[OUT_KEY_ID]!;
+  }
+
+  /** The doubles of the static area, over the current memory (a view kept until it grows). */
   private outWords(): Float64Array {
-    if (this.#outWords?.buffer !== this.memory.buffer) {
+    // Growth detaches the old buffer (length 0): cheaper than reading memory.buffer on every
+    // import. A shared memory's buffer is never detached, and its old one still shows the area.
+    if (this.#outWords === undefined || this.#outWords.length === 0) {
       this.#out ??= this.m.importOut();
       this.#keyCapacity = this.m.keyCapacity();
-      this.#outWords = new Float64Array(this.memory.buffer, this.#out, 5);
+      this.#outWords = new Float64Array(this.memory.buffer, this.#out, OUT_WORDS);
     }
     return this.#outWords!;
   }

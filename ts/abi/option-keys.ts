@@ -30,14 +30,21 @@ function described(value: unknown): string {
  */
 export function checkOptions(method: string, options: unknown, known: readonly string[], hint = ''): void {
   if (options === undefined) return;
-  // On every call of the hot paths (an import per batch): the messages are built only for an error.
+  // On every call of the hot paths (an import per batch): nothing is allocated unless there is an error.
+  if (typeof options === 'object' && options !== null && !Array.isArray(options)) {
+    let allKnown = true;
+    for (const k in options) if (Object.hasOwn(options, k) && !known.includes(k)) allKnown = false;
+    if (allKnown) return;
+  }
+  optionsError(method, options, known, hint);
+}
+
+/** Throws the TypeError for options that are not an object, or have an unknown key. */
+function optionsError(method: string, options: unknown, known: readonly string[], hint: string): void {
   const list = () => (known.length === 0 ? 'none' : known.join(', '));
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new TypeError(`${method}: options: expected an object (known options: ${list()}), found ${described(options)}`);
   }
-  let allKnown = true;
-  for (const k in options) if (Object.hasOwn(options, k) && !known.includes(k)) allKnown = false;
-  if (allKnown) return;
   const unknown = Object.keys(options).filter((k) => !known.includes(k));
   if (unknown.length === 0) return;
   const keys = unknown.map((k) => `'${k}'`).join(', ');

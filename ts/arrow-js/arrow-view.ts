@@ -7,6 +7,13 @@
 // per column (issue 14). This reader makes the typed array of the buffer's
 // class at once, from the same struct fields and with the same checks.
 //
+// What it does per node is decided once per apache-arrow type (a plan: the
+// nodes in the order they are read, each with its kind as a number, its
+// typed array class and value width), and the struct fields are read as
+// 32-bit words of the memory: an import runs this code a few hundred times
+// before V8 optimizes it, and in its first tiers a string switch, a getter or
+// a DataView call per field cost more than the rest of the import (issue 14).
+//
 // It is optimistic: any node it does not read as the general path surely
 // would (a type outside those kinds, an offset, an empty array, an address
 // outside the memory or misaligned, a count it does not expect) makes it give
@@ -15,8 +22,105 @@
 
 import * as arrow from 'apache-arrow';
 import type { ReadSpace } from '../exchange/handles.js';
-import { TreeReader, byteWidth } from '../model/raw.js';
+import { byteWidth } from '../model/raw.js';
 import type { DataType } from '../model/types.js';
+
+/** A typed array class, as apache-arrow's DataType.ArrayType gives it. */
+type TypedArrayCtor = (new (buffer: ArrayBufferLike, byteOffset: number, length: number) => ArrayBufferView) & { BYTES_PER_ELEMENT: number };
+
+const FIXED = 0;
+const BOOL = 1;
+const BINARY = 2;
+const STRUCT = 3;
+const DICTIONARY = 4;
+
+/** One node of a plan. */
+interface Step {
+  readonly code: number;
+  readonly type: arrow.DataType;
+  /** The values' (or a dictionary's indices') typed array class; Uint8Array for the others. */
+  readonly Ctor: TypedArrayCtor;
+  /** Bytes per value (FIXED) or index (DICTIONARY). */
+  readonly width: number;
+  /** A struct's children. */
+  readonly children: number;
+}
+
+/** The nodes of a type in the order they are read: a node, its children's subtrees, then its dictionary's. */
+type Plan = readonly Step[];
+
+/** By apache-arrow type (built once per imported schema, ts/arrow-js/import.ts); null: not this reader's. */
+const plans = new WeakMap<arrow.DataType, Plan | null>();
+
+function planOf(type: DataType, arrowType: arrow.DataType): Plan | null {
+  let plan = plans.get(arrowType);
+  if (plan === undefined) {
+    const steps: Step[] = [];
+    plan = planInto(steps, type, arrowType) ? steps : null;
+    plans.set(arrowType, plan);
+  }
+  return plan;
+}
+
+function planInto(steps: Step[], type: DataType, arrowType: arrow.DataType): boolean {
+  const step = (code: number, Ctor: TypedArrayCtor, width: number, children: number): void => {
+    steps.push({ code, type: arrowType, Ctor, width, children });
+  };
+  switch (type.kind) {
+    case 'int': case 'float': case 'decimal': case 'fixed_size_binary': case 'date': case 'time': case 'timestamp':
+    case 'duration': case 'interval':
+      step(FIXED, arrowType.ArrayType as unknown as TypedArrayCtor, byteWidth(type), 0);
+      return true;
+    case 'bool':
+      step(BOOL, Uint8Array, 0, 0);
+      return true;
+    case 'binary': case 'utf8':
+      step(BINARY, Uint8Array, 0, 0);
+      return true;
+    case 'struct':
+      step(STRUCT, Uint8Array, 0, type.children.length);
+      return type.children.every((f, i) => planInto(steps, f.type, arrowType.children[i]!.type));
+    case 'dictionary': {
+      // 64-bit indices are checked slot by slot by the general path.
+      if (type.indexType.bitWidth === 64) return false;
+      const dictType = arrowType as arrow.Dictionary;
+      step(DICTIONARY, dictType.indices.ArrayType as unknown as TypedArrayCtor, byteWidth(type), 0);
+      return planInto(steps, type.valueType, dictType.dictionary);
+    }
+    default:
+      return false;
+  }
+}
+
+/** The memory as 32-bit words, kept while its buffer is the same. */
+let wordsOf: { buffer: ArrayBufferLike; words: Int32Array } | null = null;
+
+/**
+ * What one import reads with: the memory's words, its bytes' limit, the
+ * layout's word offsets of the ArrowArray fields, the plan and where in it
+ * the next node is. Module state, set by viewData: nothing it calls calls
+ * back into this reader.
+ */
+let w: Int32Array = new Int32Array(0);
+let buffer: ArrayBufferLike = w.buffer;
+let base = 0;
+let limit = 0;
+/** Words per pointer (1 or 2). */
+let pw = 1;
+let LENGTH = 0;
+let NULL_COUNT = 0;
+let OFFSET = 0;
+let N_BUFFERS = 0;
+let BUFFERS = 0;
+let CHILDREN = 0;
+let DICT = 0;
+/** The ArrowArray struct's size in bytes. */
+let SIZE = 0;
+let plan: Plan = [];
+let next = 0;
+
+/** The word offsets of the ArrowArray fields, by layout. */
+const offsets = new WeakMap<object, Int32Array>();
 
 /**
  * The ArrowArray at ptr (validated against `type`, or at 'none') as
@@ -24,96 +128,124 @@ import type { DataType } from '../model/types.js';
  * when the tree has a node this reader leaves to the general path.
  */
 export function viewData(space: ReadSpace, ptr: number, type: DataType, arrowType: arrow.DataType): arrow.Data | null {
-  return node(new TreeReader(space.structs), ptr, type, arrowType);
+  const p = planOf(type, arrowType);
+  if (p === null) return null;
+  const s = space.structs;
+  const view = s.view;
+  if (view.byteOffset % 4 !== 0) return null;
+  if (wordsOf === null || wordsOf.buffer !== view.buffer) {
+    wordsOf = { buffer: view.buffer, words: new Int32Array(view.buffer, view.byteOffset, view.byteLength >> 2) };
+  }
+  const layout = s.layout;
+  let at = offsets.get(layout);
+  if (at === undefined) {
+    const f = (name: string) => s.offsetOf('ArrowArray', name) / 4;
+    at = Int32Array.of(f('length'), f('null_count'), f('offset'), f('n_buffers'), f('buffers'), f('children'), f('dictionary'),
+      layout.structs.ArrowArray.align, layout.structs.ArrowArray.size);
+    offsets.set(layout, at);
+  }
+  // Structs aligned to 8 bytes (both layouts) keep every field on a word.
+  if (at[7]! !== 8) return null;
+  w = wordsOf.words;
+  buffer = view.buffer;
+  base = view.byteOffset;
+  limit = view.byteLength - (view.byteLength % 4);
+  pw = layout.pointerSize / 4;
+  LENGTH = at[0]!;
+  NULL_COUNT = at[1]!;
+  OFFSET = at[2]!;
+  N_BUFFERS = at[3]!;
+  BUFFERS = at[4]!;
+  CHILDREN = at[5]!;
+  DICT = at[6]!;
+  SIZE = at[8]!;
+  plan = p;
+  next = 0;
+  return node(ptr);
 }
 
-/** A typed array class, as apache-arrow's DataType.ArrayType gives it. */
-type TypedArrayCtor = new (buffer: ArrayBufferLike, byteOffset: number, length: number) => ArrayBufferView;
-
-/** An int64 field below 2^32 (-1 for a null count of -1), or -2: the general path reads it. */
-function small(r: TreeReader, address: number): number {
-  const high = r.view.getInt32(address + 4, true);
-  const low = r.view.getUint32(address, true);
-  if (high === 0) return low;
-  return high === -1 && low === 0xffffffff ? -1 : -2;
+/** The pointer at byte address `address` (aligned for a pointer), or -1 when it is not below 2^32. */
+function pointer(address: number): number {
+  const i = address >> 2;
+  return pw === 1 || w[i + 1] === 0 ? w[i]! >>> 0 : -1;
 }
 
 /**
- * Buffer i of the node (its pointer array at `buffers`, n of them) as a
- * Ctor over `size` bytes; null when it is not there as the general path
- * would take it (NULL, outside the memory, misaligned for Ctor).
+ * Entry i of a node's buffers (n of them, at `buffers`) as a Ctor over `size`
+ * bytes; null when it is not there as the general path would take it (NULL,
+ * outside the memory, misaligned).
  */
-function buffer(r: TreeReader, buffers: number, n: number, i: number, size: number, Ctor: TypedArrayCtor & { BYTES_PER_ELEMENT: number }): ArrayBufferView | null {
-  const at = pointerAt(r, buffers, n, i);
-  if (at <= 0 || size <= 0 || at + size > r.limit || at % Ctor.BYTES_PER_ELEMENT !== 0) return null;
-  return new Ctor(r.view.buffer, r.view.byteOffset + at, Math.floor(size / Ctor.BYTES_PER_ELEMENT));
+function view(buffers: number, n: number, i: number, size: number, Ctor: TypedArrayCtor): ArrayBufferView | null {
+  if (i >= n) return null;
+  const at = pointer(buffers + i * 4 * pw);
+  if (at <= 0 || size <= 0 || at + size > limit || at % Ctor.BYTES_PER_ELEMENT !== 0) return null;
+  return new Ctor(buffer, base + at, Math.floor(size / Ctor.BYTES_PER_ELEMENT));
 }
 
-/** Entry i of a pointer array of n entries, or -1 when it is not readable. */
-function pointerAt(r: TreeReader, base: number, n: number, i: number): number {
-  const size = (i + 1) * r.pointerSize;
-  if (i >= n || !(base > 0 && base + size <= r.limit)) return -1;
-  return r.field(base + i * r.pointerSize, 0);
-}
-
-function node(r: TreeReader, ptr: number, type: DataType, arrowType: arrow.DataType): arrow.Data | null {
-  if (ptr <= 0 || ptr % r.align !== 0 || ptr + r.size > r.limit) return null;
-  const at = r.at;
-  const length = small(r, ptr + at.length);
-  const nullCount = small(r, ptr + at.null_count);
-  const nBuffers = small(r, ptr + at.n_buffers);
+function node(ptr: number): arrow.Data | null {
+  if (ptr <= 0 || ptr % 8 !== 0 || ptr + SIZE > limit) return null;
+  const step = plan[next++]!;
+  const i = ptr >> 2;
+  // Int64 fields below 2^31 (a null count of -1 too); anything else, the general path.
+  const length = w[i + LENGTH]!;
+  const nullLow = w[i + NULL_COUNT]!;
+  const nullHigh = w[i + NULL_COUNT + 1]!;
+  const nBuffers = w[i + N_BUFFERS]!;
   // An offset is a slice (the general path makes it), an empty array may lack buffers.
-  if (length <= 0 || small(r, ptr + at.offset) !== 0 || nullCount < -1 || nBuffers < 0) return null;
-  const buffers = r.field(ptr, at.buffers);
+  if (w[i + LENGTH + 1] !== 0 || length <= 0 || w[i + OFFSET] !== 0 || w[i + OFFSET + 1] !== 0
+    || w[i + N_BUFFERS + 1] !== 0 || nBuffers < 0) return null;
+  let nullCount: number;
+  if (nullHigh === 0 && nullLow >= 0) nullCount = nullLow;
+  else if (nullHigh === -1 && nullLow === -1) nullCount = -1;
+  else return null;
+  const buffers = pointer(ptr + BUFFERS * 4);
+  // The buffers' pointer array, when a node has any, must be readable and aligned.
+  if (nBuffers > 0 && (buffers <= 0 || buffers % (4 * pw) !== 0 || buffers + nBuffers * 4 * pw > limit)) return null;
   // The validity bitmap: NULL is none; any other pointer must be a readable bitmap.
-  let validity: Uint8Array | undefined;
-  if (type.kind !== 'null' && type.kind !== 'union' && type.kind !== 'run_end_encoded') {
-    const address = pointerAt(r, buffers, nBuffers, 0);
-    if (address < 0) return null;
-    if (address !== 0) {
-      const bitmap = buffer(r, buffers, nBuffers, 0, Math.ceil(length / 8), Uint8Array);
-      if (bitmap === null) return null;
-      validity = bitmap as Uint8Array;
-    }
+  let validity: ArrayBufferView | undefined;
+  if (nBuffers === 0) return null;
+  const bitmapAt = pointer(buffers);
+  if (bitmapAt < 0) return null;
+  if (bitmapAt !== 0) {
+    const bitmap = view(buffers, nBuffers, 0, Math.ceil(length / 8), Uint8Array);
+    if (bitmap === null) return null;
+    validity = bitmap;
   }
-  switch (type.kind) {
-    case 'int': case 'float': case 'decimal': case 'fixed_size_binary': case 'date': case 'time': case 'timestamp':
-    case 'duration': case 'interval': {
-      const values = buffer(r, buffers, nBuffers, 1, length * byteWidth(type), arrowType.ArrayType as unknown as TypedArrayCtor & { BYTES_PER_ELEMENT: number });
-      return values === null ? null : new arrow.Data(arrowType, 0, length, nullCount, { 1: values, 2: validity } as never);
+  switch (step.code) {
+    case FIXED: {
+      const values = view(buffers, nBuffers, 1, length * step.width, step.Ctor);
+      return values === null ? null : new arrow.Data(step.type, 0, length, nullCount, { 1: values, 2: validity } as never);
     }
-    case 'bool': {
-      const values = buffer(r, buffers, nBuffers, 1, Math.ceil(length / 8), Uint8Array);
-      return values === null ? null : new arrow.Data(arrowType, 0, length, nullCount, { 1: values, 2: validity } as never);
+    case BOOL: {
+      const values = view(buffers, nBuffers, 1, Math.ceil(length / 8), Uint8Array);
+      return values === null ? null : new arrow.Data(step.type, 0, length, nullCount, { 1: values, 2: validity } as never);
     }
-    case 'binary': case 'utf8': {
-      const offsets = buffer(r, buffers, nBuffers, 1, (length + 1) * 4, Int32Array) as Int32Array | null;
+    case BINARY: {
+      const offsets = view(buffers, nBuffers, 1, (length + 1) * 4, Int32Array) as Int32Array | null;
       if (offsets === null) return null;
-      const values = buffer(r, buffers, nBuffers, 2, offsets[length]!, Uint8Array);
-      return values === null ? null : new arrow.Data(arrowType, 0, length, nullCount, { 0: offsets, 1: values, 2: validity } as never);
+      const values = view(buffers, nBuffers, 2, offsets[length]!, Uint8Array);
+      return values === null ? null : new arrow.Data(step.type, 0, length, nullCount, { 0: offsets, 1: values, 2: validity } as never);
     }
-    case 'struct': {
-      const fields = type.children;
-      const children = new Array<arrow.Data>(fields.length);
-      const base = r.field(ptr, at.children);
-      for (let i = 0; i < fields.length; i++) {
-        const childPtr = pointerAt(r, base, fields.length, i);
-        const child = childPtr <= 0 ? null : node(r, childPtr, fields[i]!.type, arrowType.children[i]!.type);
+    case STRUCT: {
+      const n = step.children;
+      const childrenAt = pointer(ptr + CHILDREN * 4);
+      if (n > 0 && (childrenAt <= 0 || childrenAt % (4 * pw) !== 0 || childrenAt + n * 4 * pw > limit)) return null;
+      const children = new Array<arrow.Data>(n);
+      for (let c = 0; c < n; c++) {
+        const childPtr = pointer(childrenAt + c * 4 * pw);
+        const child = childPtr <= 0 ? null : node(childPtr);
         // A child shorter than the struct is an error the general path names.
         if (child === null || child.length < length) return null;
-        children[i] = child;
+        children[c] = child;
       }
-      return new arrow.Data(arrowType, 0, length, nullCount, { 2: validity } as never, children);
+      return new arrow.Data(step.type, 0, length, nullCount, { 2: validity } as never, children);
     }
-    case 'dictionary': {
-      const dictType = arrowType as arrow.Dictionary;
-      // 64-bit indices are checked slot by slot by the general path.
-      if (type.indexType.bitWidth === 64) return null;
-      const indices = buffer(r, buffers, nBuffers, 1, length * byteWidth(type), dictType.indices.ArrayType as unknown as TypedArrayCtor & { BYTES_PER_ELEMENT: number });
-      const dictionary = r.field(ptr, at.dictionary);
-      const values = indices === null || dictionary <= 0 ? null : node(r, dictionary, type.valueType, dictType.dictionary);
+    case DICTIONARY: {
+      const indices = view(buffers, nBuffers, 1, length * step.width, step.Ctor);
+      const dictionary = pointer(ptr + DICT * 4);
+      const values = indices === null || dictionary <= 0 ? null : node(dictionary);
       return values === null ? null
-        : new arrow.Data(arrowType, 0, length, nullCount, { 1: indices, 2: validity } as never, [], new arrow.Vector([values]));
+        : new arrow.Data(step.type, 0, length, nullCount, { 1: indices, 2: validity } as never, [], new arrow.Vector([values]));
     }
     default:
       return null;

@@ -46,7 +46,7 @@ interface ArrowTypes {
 const built = new WeakMap<Field, Map<string, ArrowTypes>>();
 
 function arrowTypesOf(field: Field, convert: readonly Conversion[] = []): ArrowTypes {
-  const key = convert.join(',');
+  const key = convert.length === 0 ? '' : convert.join(',');
   let byConvert = built.get(field);
   const hit = byConvert?.get(key);
   if (hit !== undefined) return hit;
@@ -130,6 +130,6 @@ export function importVector(core: Core, schema: number | ImportedSchema, array:
 function toBatch(s: ReadSchema, data: arrow.Data, schema: arrow.Schema | null): arrow.RecordBatch {
   if (data.nullCount > 0) throw new ArrowCDeviceError('array: a record batch cannot have top-level nulls', EINVAL);
   // The getter throws unless the schema is a struct (a record batch's), whose apache-arrow Schema `schema` then is.
-  s.schema;
+  if (s.field.type.kind !== 'struct') s.schema;
   return toRecordBatch(schema!, data as arrow.Data<arrow.Struct>);
 }

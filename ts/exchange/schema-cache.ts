@@ -6,6 +6,10 @@
 // again, and it yields the same Field object, on which the apache-arrow types
 // built for it are cached too (ts/arrow-js/import.ts). Cached fields are
 // frozen: they are shared by every import of that schema.
+//
+// An import that took the schema also names the id under which the core
+// remembers its key as validated (Core.importedKeyId): a table per core finds
+// the field by that id without hashing or comparing the key in JavaScript.
 
 import type { Core } from '../abi/core.js';
 import { readField } from '../model/schema.js';
@@ -61,12 +65,34 @@ export function readSchemaField(core: Core, ptr: number): Field {
   return schemaField(core, ptr, core.schemaKey(ptr, MAX_CACHED_KEY));
 }
 
+/** The fields of the keys a core remembers, at their id's slot (id & (BY_ID_SLOTS - 1)). */
+interface IdEntry {
+  id: number;
+  field: Field;
+}
+const BY_ID_SLOTS = 256;
+const byId = new WeakMap<Core, (IdEntry | undefined)[]>();
+
 /**
- * readSchemaField with the key the import that moved the schema to ptr left
+ * readSchemaField with what the import that moved the schema to ptr left:
+ * the id its key is remembered under (core.importedKeyId()), else its key
  * (core.importedKey(): null when it was too long to leave there).
  */
 export function importedSchemaField(core: Core, ptr: number): Field {
-  return schemaField(core, ptr, core.importedKey() ?? core.schemaKey(ptr, MAX_CACHED_KEY));
+  const id = core.importedKeyId();
+  let slots = byId.get(core);
+  const slot = id & (BY_ID_SLOTS - 1);
+  if (id !== 0 && slots !== undefined) {
+    const entry = slots[slot];
+    if (entry !== undefined && entry.id === id) return entry.field;
+  }
+  const field = schemaField(core, ptr, core.importedKey() ?? core.schemaKey(ptr, MAX_CACHED_KEY));
+  // Only a cached field is frozen, and shared.
+  if (id !== 0 && Object.isFrozen(field)) {
+    if (slots === undefined) byId.set(core, (slots = new Array<IdEntry | undefined>(BY_ID_SLOTS)));
+    slots[slot] = { id, field };
+  }
+  return field;
 }
 
 /** The cached field of the schema at ptr whose key is `bytes` (null: uncached), else read and cached. */

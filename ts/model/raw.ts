@@ -78,6 +78,9 @@ function entry(bytes: Uint8Array, width: 4 | 8, i: number): number {
  * Paths are built only for messages: a node's is its parent's plus a suffix.
  * Internal (not in the package's exports): ts/arrow-js/arrow-view.ts reads with it too.
  */
+/** The ArrowArray field offsets TreeReader reads, by layout. */
+const arrayOffsets = new WeakMap<object, TreeReader['at']>();
+
 export class TreeReader {
   readonly view: DataView;
   readonly limit: number;
@@ -93,9 +96,15 @@ export class TreeReader {
     const a = s.layout.structs.ArrowArray;
     this.align = a.align;
     this.size = a.size;
-    const f = (name: string) => s.offsetOf('ArrowArray', name);
-    this.at = { length: f('length'), offset: f('offset'), null_count: f('null_count'), n_buffers: f('n_buffers'),
-      buffers: f('buffers'), children: f('children'), dictionary: f('dictionary') };
+    // One object per layout: a reader is made per import.
+    let at = arrayOffsets.get(s.layout);
+    if (at === undefined) {
+      const f = (name: string) => s.offsetOf('ArrowArray', name);
+      at = { length: f('length'), offset: f('offset'), null_count: f('null_count'), n_buffers: f('n_buffers'),
+        buffers: f('buffers'), children: f('children'), dictionary: f('dictionary') };
+      arrayOffsets.set(s.layout, at);
+    }
+    this.at = at;
   }
 
   /** An int64 as a number, from two 32-bit halves; throws outside the safe integer range. */
