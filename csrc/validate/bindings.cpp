@@ -101,6 +101,18 @@ double SchemaImport(uintptr_t src) {
   return own != nullptr ? Address(own) : -code;
 }
 
+// AcdSchemaCheck of the schema at `schema` (not moved): ACD_OK or the error
+// code, the key and its id in acd_import_out as an import leaves them.
+int SchemaCheck(uintptr_t schema) {
+  int64_t key_size = -1;
+  uint32_t key_id = 0;
+  int code = AcdSchemaCheck(AcdPtr<const ArrowSchema>(schema), KeyBuffer(), KeyRoom(), &key_size, &key_id,
+                            &acd_last_error);
+  acd_import_out.key_size = static_cast<double>(key_size);
+  acd_import_out.key_id = key_id;
+  return code;
+}
+
 // A schema and an array in one call: ACD_OK (the structs' addresses in
 // acd_import_out) or the error code.
 int BatchImport(uintptr_t schema, uintptr_t array, int level) {
@@ -152,6 +164,11 @@ extern "C" EMSCRIPTEN_KEEPALIVE int acd_batch_import(uintptr_t schema, uintptr_t
   return BatchImport(schema, array, level);
 }
 
+extern "C" EMSCRIPTEN_KEEPALIVE int acd_array_validate_foreign(uintptr_t schema, uintptr_t array, int level,
+                                                              double mapped) {
+  return ArrayValidateForeign(schema, array, level, mapped);
+}
+
 extern "C" EMSCRIPTEN_KEEPALIVE double acd_array_import(uintptr_t schema, uintptr_t src, int level,
                                                         int schema_valid) {
   return ArrayImport(schema, src, level, schema_valid != 0);
@@ -168,6 +185,7 @@ EMSCRIPTEN_BINDINGS(arrow_c_device_validate) {
   function("arrayImport", &ArrayImport);
   function("batchImport", &BatchImport);
   function("schemaKey", &SchemaKey);
+  function("schemaCheck", &SchemaCheck);
   function("importOut", &ImportOutAddress);
   function("keyCapacity", &KeyCapacity);
 }

@@ -11,11 +11,8 @@
 
 #include "validate/validate.h"
 
-// Validates src unless its key (written to key, capacity bytes; its size to
-// *key_size, -1 when src cannot be walked) is that of a schema validated
-// before; *key_id is the id it is remembered under (0: not remembered).
-static int AcdSchemaCheck(const struct ArrowSchema* src, uint8_t* key, int64_t capacity,
-                          int64_t* key_size, uint32_t* key_id, struct AcdError* error) {
+int AcdSchemaCheck(const struct ArrowSchema* src, uint8_t* key, int64_t capacity,
+                   int64_t* key_size, uint32_t* key_id, struct AcdError* error) {
   int64_t size = AcdSchemaKey(src, key, capacity);
   *key_size = size;
   *key_id = 0;

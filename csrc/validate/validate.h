@@ -54,6 +54,13 @@ int AcdArrayValidateWithValidSchema(const struct ArrowSchema* schema,
 // tree cannot be walked, to *key_size): a schema whose key was validated
 // before is not validated again. *key_id is the id the key is remembered
 // under (AcdSchemaValidated), 0 when it is not.
+// Validates src unless its key (written to key, capacity bytes; its size to
+// *key_size, -1 when src cannot be walked) is that of a schema validated
+// before, and remembers it when it is valid; *key_id is the id it is
+// remembered under (0: not remembered). What AcdSchemaImport does before it
+// moves the struct.
+int AcdSchemaCheck(const struct ArrowSchema* src, uint8_t* key, int64_t capacity,
+                   int64_t* key_size, uint32_t* key_id, struct AcdError* error);
 struct ArrowSchema* AcdSchemaImport(struct ArrowSchema* src, uint8_t* key, int64_t capacity,
                                     int64_t* key_size, uint32_t* key_id, int* code,
                                     struct AcdError* error);

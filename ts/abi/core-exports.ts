@@ -41,6 +41,8 @@ export interface CoreExports {
   batchImport(schema: number, array: number, level: number): number;
   /** The key of a schema tree written to out (0: the key buffer, at the address in importOut()'s fifth double, keyCapacity() bytes) when it fits in capacity bytes; its size, or -1. */
   schemaKey(schema: number, out: number, capacity: number): number;
+  /** Validates the schema unless its key is known (remembered when valid): 0 or the error code; its key and key id left in ImportOut. */
+  schemaCheck(schema: number): number;
   /** The static area the imports and schemaKey leave their other results in (csrc/validate/bindings.cpp, ImportOut). */
   importOut(): number;
   keyCapacity(): number;
@@ -55,6 +57,6 @@ export const CORE_EXPORTS: readonly (keyof CoreExports)[] = [
   'lastError', 'bytesAllocated', 'memorySize', 'alloc', 'free', 'schemaInit', 'arrayInit', 'arrayAllocateBuffer', 'flatInit',
   'flatExport', 'flatScratch', 'flatScratchBytes',
   'deviceArrayInitDevice', 'schemaMove', 'arrayMove', 'deviceArrayMove', 'schemaRelease', 'arrayRelease',
-  'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap', 'lastErrorPath', 'schemaImport', 'arrayImport', 'batchImport', 'schemaKey', 'importOut', 'keyCapacity',
+  'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap', 'lastErrorPath', 'schemaImport', 'arrayImport', 'batchImport', 'schemaKey', 'schemaCheck', 'importOut', 'keyCapacity',
   'schemaTreeRelease', 'shadowArrayRelease', 'arrayValidateForeign', 'shadowScratch', 'shadowScratchBytes',
 ];

@@ -25,6 +25,7 @@ interface EmscriptenModule extends CoreExports {
     /** batchImport and arrayImport as plain wasm exports (csrc/validate/bindings.cpp); a linked module may lack them. */
     acd_batch_import?: (schema: number, array: number, level: number) => number;
     acd_array_import?: (schema: number, src: number, level: number, schemaValid: number) => number;
+    acd_array_validate_foreign?: (schema: number, array: number, level: number, mapped: number) => number;
     /** flatExport as a plain wasm export (csrc/model/bindings.cpp); a linked module may lack it. */
     acd_flat_export?: (words: number, nWords: number, strings: number, nStrings: number, arraySize: number) => number;
   };
@@ -306,6 +307,17 @@ export class Core {
   }
 
   /**
+   * schemaValidate, skipped when the schema's key is that of a schema
+   * validated before (csrc/validate/schema_key.c); a valid one is remembered.
+   * Its key is then `importedKey()`, and `importedKeyId()` the id it is
+   * remembered under.
+   */
+  schemaCheck(schema: number): void {
+    this.outWords();
+    this.check(this.m.schemaCheck(schema));
+  }
+
+  /**
    * Validates an array against its schema at level; schemaValid says the
    * schema was validated already and cannot have changed since (one this
    * library owns), which saves walking it twice.
@@ -431,7 +443,9 @@ export class Core {
     };
     this.#window = { memory, source: new Uint8Array(memory.buffer), target: this.bytes };
     try {
-      this.check(this.m.arrayValidateForeign(schema, array, level, size), undefined, { level: VALIDATION_LEVELS[level] });
+      const raw = this.m.asm.acd_array_validate_foreign;
+      const code = raw !== undefined ? raw(schema, array, level, size) : this.m.arrayValidateForeign(schema, array, level, size);
+      this.check(code, undefined, { level: VALIDATION_LEVELS[level] });
     } finally {
       this.#window = null;
     }

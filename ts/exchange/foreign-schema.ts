@@ -182,7 +182,10 @@ function copyString(src: Uint8Array, from: number, n: number, out: Uint8Array, t
 /** The length of the NUL-terminated string at `address` (checked to lie in the memory, as a C string must). */
 function stringSize(s: StructReader, bytes: Uint8Array, address: number, w: Walk, i: number, suffix: string): number {
   if (!(address > 0 && address < bytes.length)) s.checkRange(address, 1, () => `${w.path(i)}${suffix}`);
-  const end = bytes.indexOf(0, address);
+  // Formats and names are short: scanned here, which costs less than a call of indexOf.
+  const near = Math.min(bytes.length, address + 64);
+  for (let k = address; k < near; k++) if (bytes[k] === 0) return k - address;
+  const end = bytes.indexOf(0, near);
   if (end < 0) w.fail(i, suffix, `string at ${address} is not NUL-terminated`);
   return end - address;
 }

@@ -56,6 +56,49 @@ export function words(s: StructReader): { schema: Words; array: Words } {
   return w;
 }
 
+/**
+ * A set of non-zero 32-bit addresses, open addressing in a typed array: a
+ * wide batch's walk adds a thousand of them per import, which a Set of
+ * numbers made about a tenth of an import from another module (issue 14).
+ */
+class AddressSet {
+  #slots: Int32Array;
+  #size = 0;
+
+  constructor(expected: number) {
+    let n = 64;
+    while (n < 2 * expected) n *= 2;
+    this.#slots = new Int32Array(n);
+  }
+
+  /** Adds a (non-zero) address; false when it was there already. */
+  add(address: number): boolean {
+    const key = address | 0;
+    let slots = this.#slots;
+    let mask = slots.length - 1;
+    let i = Math.imul(key, 0x9e3779b1) >>> 0 & mask;
+    for (;;) {
+      const at = slots[i]!;
+      if (at === 0) break;
+      if (at === key) return false;
+      i = (i + 1) & mask;
+    }
+    slots[i] = key;
+    if (2 * ++this.#size > slots.length) {
+      const old = slots;
+      slots = this.#slots = new Int32Array(old.length * 2);
+      mask = slots.length - 1;
+      for (const k of old) {
+        if (k === 0) continue;
+        let j = Math.imul(k, 0x9e3779b1) >>> 0 & mask;
+        while (slots[j] !== 0) j = (j + 1) & mask;
+        slots[j] = k;
+      }
+    }
+    return true;
+  }
+}
+
 /** Trees of fewer nodes find a node reached twice by comparing addresses; larger ones with a set. */
 const SMALL_TREE = 24;
 /** A node's link to its parent: parent * LINK + its place there + 1 (place -1: the dictionary). */
@@ -70,7 +113,7 @@ const LINK = 0x1000000;
 export class Walk {
   readonly ptrs: number[];
   readonly links: number[] = [-1];
-  seen: Set<number> | null = null;
+  seen: AddressSet | null = null;
   #depth = 0;
   #levelEnd = 1;
 
@@ -104,9 +147,11 @@ export class Walk {
     if (i < SMALL_TREE) {
       for (let k = 0; k < i; k++) reached ||= ptrs[k] === ptr;
     } else {
-      if (this.seen === null) this.seen = new Set(ptrs.slice(0, i));
-      reached = this.seen.has(ptr);
-      this.seen.add(ptr);
+      if (this.seen === null) {
+        this.seen = new AddressSet(ptrs.length);
+        for (let k = 0; k < i; k++) this.seen.add(ptrs[k]!);
+      }
+      reached = !this.seen.add(ptr);
     }
     if (reached) this.fail(i, '', `the node at ${ptr} is reached twice (the tree is a DAG or has a cycle)`);
   }

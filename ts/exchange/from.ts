@@ -17,7 +17,7 @@ import { copySchemaTree } from './foreign-schema.js';
 import { validateThroughWindow } from './foreign-shadow.js';
 import { WINDOW_SIZE } from './foreign-walk.js';
 import { Imported, ImportedSchema, recordSchema, type ReadSchema, type Reader } from './handles.js';
-import { cachedSchemaField, readSchemaField } from './schema-cache.js';
+import { importedSchemaField, readSchemaField } from './schema-cache.js';
 import { checkCpuDeviceArray, LEVELS, levelOf, modeOf, type ForeignSource, type ImportOptions } from './options.js';
 
 /**
@@ -26,14 +26,14 @@ import { checkCpuDeviceArray, LEVELS, levelOf, modeOf, type ForeignSource, type 
  */
 export function copySchemaFrom(core: Core, from: ForeignSource, ptr: number): ImportedSchema {
   let own: number;
+  let metadata: boolean;
   try {
-    own = copySchemaTree(core, from, ptr).root;
+    ({ root: own, metadata } = copySchemaTree(core, from, ptr));
   } catch (e) {
     throw named(from, e);
   }
   try {
-    core.schemaValidate(own);
-    return new ImportedSchema(core, own);
+    return new ImportedSchema(core, own, checkedField(core, own, metadata));
   } catch (e) {
     core.space.release('ArrowSchema', own);
     core.free(own);
@@ -68,8 +68,7 @@ export function schemaForImport(core: Core, from: ForeignSource, ptr: number): I
   if (copy.taken === 0) {
     let schema: ImportedSchema;
     try {
-      core.schemaValidate(copy.root);
-      schema = new ImportedSchema(core, copy.root);
+      schema = new ImportedSchema(core, copy.root, checkedField(core, copy.root, copy.metadata));
     } catch (e) {
       core.space.release('ArrowSchema', copy.root);
       core.free(copy.root);
@@ -79,13 +78,26 @@ export function schemaForImport(core: Core, from: ForeignSource, ptr: number): I
   }
   let field: Field;
   try {
-    const cached = copy.metadata ? null : cachedSchemaField(core, copy.root);
-    if (cached === null) core.schemaValidate(copy.root);
-    field = cached ?? readSchemaField(core, copy.root);
+    field = checkedField(core, copy.root, copy.metadata);
   } catch (e) {
     throw named(from, e);
   }
   return new CopiedSchema(field, copy.root, copy.taken, null);
+}
+
+/**
+ * The field of a schema copied from another module, validated: unless its
+ * key is that of a schema validated before (then its field is found by the
+ * key's id), or it has metadata (whose key is its size in bytes as the C
+ * reader finds it: always validated).
+ */
+function checkedField(core: Core, copy: number, metadata: boolean): Field {
+  if (metadata) {
+    core.schemaValidate(copy);
+    return readSchemaField(core, copy);
+  }
+  core.schemaCheck(copy);
+  return importedSchemaField(core, copy);
 }
 
 /** An ImportSchema (a class: an object literal with a getter costs microseconds to make). */

@@ -31,21 +31,6 @@ interface Entry {
 const cache = new Map<number, Entry>();
 let keyBytes = 0;
 
-/**
- * The cached field of a schema with the same key as the ArrowSchema tree at
- * ptr in the core's memory, or null. The tree need not be validated, only
- * safe to walk (every pointer and string in memory, no node reached twice,
- * as a copy of another module's tree is): equal keys, equal trees, so a hit
- * is a schema that was validated before. Another module's schema found
- * here is not validated again.
- */
-export function cachedSchemaField(core: Core, ptr: number): Field | null {
-  const bytes = core.schemaKey(ptr, MAX_CACHED_KEY);
-  if (bytes === null || bytes.byteOffset % 4 !== 0) return null;
-  const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
-  return lookup(words, hashWords(words))?.field ?? null;
-}
-
 /** The entry of the key (words, hash), compared in full, made most recently used; or undefined. */
 function lookup(words: Int32Array, hash: number): Entry | undefined {
   const hit = cache.get(hash);
