@@ -106,10 +106,35 @@ void AcdSchemaKeysReserve(void) {
   if (acd_key_arena == NULL) acd_key_arena = malloc(ACD_KEY_ARENA);
 }
 
+// A word at a time (a key's size is a multiple of 4): a wide batch's key is
+// tens of KB, hashed on every import of it; byte by byte (FNV-1a) that was
+// about 5% of an import of 1,000 columns (issue 14).
 static uint32_t AcdKeyHash(const uint8_t* key, int64_t size) {
-  uint32_t h = 2166136261u;  // FNV-1a
-  for (int64_t i = 0; i < size; i++) h = (h ^ key[i]) * 16777619u;
+  uint32_t h = (uint32_t)size;
+  int64_t i = 0;
+  for (; i + 4 <= size; i += 4) {
+    uint32_t word;
+    memcpy(&word, key + i, 4);
+    h = (h ^ word) * 0x9e3779b1u;
+    h ^= h >> 15;
+  }
+  for (; i < size; i++) h = (h ^ key[i]) * 16777619u;
   return h;
+}
+
+// memcmp of wasm's libc goes a byte at a time: 8 at a time here.
+static int AcdKeySame(const uint8_t* a, const uint8_t* b, int64_t size) {
+  int64_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    uint64_t x, y;
+    memcpy(&x, a + i, 8);
+    memcpy(&y, b + i, 8);
+    if (x != y) return 0;
+  }
+  for (; i < size; i++) {
+    if (a[i] != b[i]) return 0;
+  }
+  return 1;
 }
 
 uint32_t AcdSchemaValidated(const uint8_t* key, int64_t size) {
@@ -117,7 +142,7 @@ uint32_t AcdSchemaValidated(const uint8_t* key, int64_t size) {
   uint32_t h = AcdKeyHash(key, size);
   const int64_t slot = h % ACD_KEY_SLOTS;
   int same = acd_key_slots[slot].size == size && acd_key_slots[slot].hash == h &&
-             memcmp(acd_key_arena + acd_key_slots[slot].at, key, (size_t)size) == 0;
+             AcdKeySame(acd_key_arena + acd_key_slots[slot].at, key, size);
   return same ? acd_key_slots[slot].id : 0;
 }
 
