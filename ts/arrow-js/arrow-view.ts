@@ -161,7 +161,10 @@ export function viewData(space: ReadSpace, ptr: number, type: DataType, arrowTyp
   SIZE = at[8]!;
   plan = p;
   next = 0;
-  return node(ptr);
+  const data = node(ptr);
+  // Not kept past the import: they may view a buffer the memory's growth detaches later.
+  slots[0] = slots[1] = slots[2] = undefined;
+  return data;
 }
 
 /** The pointer at byte address `address` (aligned for a pointer), or -1 when it is not below 2^32. */
@@ -180,6 +183,19 @@ function view(buffers: number, n: number, i: number, size: number, Ctor: TypedAr
   const at = pointer(buffers + i * 4 * pw);
   if (at <= 0 || size <= 0 || at + size > limit || at % Ctor.BYTES_PER_ELEMENT !== 0) return null;
   return new Ctor(buffer, base + at, Math.floor(size / Ctor.BYTES_PER_ELEMENT));
+}
+
+/**
+ * The buffers argument of apache-arrow's Data constructor, which reads its
+ * four entries and keeps none of it: one array for every node (an object
+ * per node was one more allocation per column).
+ */
+const slots: (ArrayBufferView | undefined)[] = [undefined, undefined, undefined, undefined];
+function dataBuffers(offsets: ArrayBufferView | undefined, values: ArrayBufferView | undefined, validity: ArrayBufferView | undefined): never {
+  slots[0] = offsets;
+  slots[1] = values;
+  slots[2] = validity;
+  return slots as never;
 }
 
 function node(ptr: number): arrow.Data | null {
@@ -214,17 +230,17 @@ function node(ptr: number): arrow.Data | null {
   switch (step.code) {
     case FIXED: {
       const values = view(buffers, nBuffers, 1, length * step.width, step.Ctor);
-      return values === null ? null : new arrow.Data(step.type, 0, length, nullCount, { 1: values, 2: validity } as never);
+      return values === null ? null : new arrow.Data(step.type, 0, length, nullCount, dataBuffers(undefined, values, validity));
     }
     case BOOL: {
       const values = view(buffers, nBuffers, 1, Math.ceil(length / 8), Uint8Array);
-      return values === null ? null : new arrow.Data(step.type, 0, length, nullCount, { 1: values, 2: validity } as never);
+      return values === null ? null : new arrow.Data(step.type, 0, length, nullCount, dataBuffers(undefined, values, validity));
     }
     case BINARY: {
       const offsets = view(buffers, nBuffers, 1, (length + 1) * 4, Int32Array) as Int32Array | null;
       if (offsets === null) return null;
       const values = view(buffers, nBuffers, 2, offsets[length]!, Uint8Array);
-      return values === null ? null : new arrow.Data(step.type, 0, length, nullCount, { 0: offsets, 1: values, 2: validity } as never);
+      return values === null ? null : new arrow.Data(step.type, 0, length, nullCount, dataBuffers(offsets, values, validity));
     }
     case STRUCT: {
       const n = step.children;
@@ -238,14 +254,14 @@ function node(ptr: number): arrow.Data | null {
         if (child === null || child.length < length) return null;
         children[c] = child;
       }
-      return new arrow.Data(step.type, 0, length, nullCount, { 2: validity } as never, children);
+      return new arrow.Data(step.type, 0, length, nullCount, dataBuffers(undefined, undefined, validity), children);
     }
     case DICTIONARY: {
       const indices = view(buffers, nBuffers, 1, length * step.width, step.Ctor);
       const dictionary = pointer(ptr + DICT * 4);
       const values = indices === null || dictionary <= 0 ? null : node(dictionary);
       return values === null ? null
-        : new arrow.Data(step.type, 0, length, nullCount, { 1: indices, 2: validity } as never, [], new arrow.Vector([values]));
+        : new arrow.Data(step.type, 0, length, nullCount, dataBuffers(undefined, indices!, validity), [], new arrow.Vector([values]));
     }
     default:
       return null;
