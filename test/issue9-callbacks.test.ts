@@ -491,3 +491,49 @@ describe('item 9: a misaligned struct pointer is an error, not undefined behavio
     expect(acd.bytesAllocated()).toBe(start);
   });
 });
+
+describe('a stream callback of the right signature in the wrong slot', () => {
+  // get_schema and get_next take (stream, out) alike: a get_next in the get_schema slot writes an
+  // ArrowDeviceArray (104 bytes on wasm32) where an ArrowSchema (48) was asked for. It wrote past
+  // the allocation and corrupted the next block (found by the fuzz suite: the device memory
+  // registry). The core's calls give the producer room for the largest struct, then move out the one asked for.
+  const room = () => Math.max(st().size('ArrowSchema'), st().size('ArrowArray'), st().size('ArrowDeviceArray'));
+  const calls = [
+    ['ArrowArrayStream', 'get_schema', 'ArrowSchema', (s: number, o: number) => acd.core.stream.arrayStreamGetSchema(s, o)],
+    ['ArrowArrayStream', 'get_next', 'ArrowArray', (s: number, o: number) => acd.core.stream.arrayStreamGetNext(s, o)],
+    ['ArrowDeviceArrayStream', 'get_schema', 'ArrowSchema', (s: number, o: number) => acd.core.stream.deviceArrayStreamGetSchema(s, o)],
+  ] as const;
+  test.each(calls)('%s.%s writes no byte past the %s asked for', (struct, slot, asked, call) => {
+    const start = acd.bytesAllocated();
+    const stream = acd.core.alloc(st().size(struct));
+    const area = acd.core.alloc(room() + 64);
+    acd.core.bytes.fill(0, stream, stream + st().size(struct));
+    // A callback that fills the largest struct there is with a pattern, as a get_next of a device stream would.
+    const wide = acd.core.addFunction((_s: number, out: number) => { acd.core.bytes.fill(0xab, out, out + room()); return 0; }, 'iii');
+    const noop = acd.core.addFunction(() => 0, 'iii');
+    const lastError = acd.core.addFunction(() => 0, 'ii');
+    const release = acd.core.addFunction((p: number) => st().setPtr(struct, p, 'release', 0), 'vi');
+    try {
+      st().setPtr(struct, stream, 'get_schema', slot === 'get_schema' ? wide : noop);
+      st().setPtr(struct, stream, 'get_next', slot === 'get_next' ? wide : noop);
+      st().setPtr(struct, stream, 'get_last_error', lastError);
+      st().setPtr(struct, stream, 'release', release);
+      if (struct === 'ArrowDeviceArrayStream') acd.core.view.setInt32(stream + st().offsetOf(struct, 'device_type'), 1, true);
+      acd.core.bytes.fill(0, area, area + room() + 64);
+      const code = call(stream, area);
+      expect([code, code === 0 ? "" : acd.core.stream.streamLastError()]).toEqual([0, ""]);
+      const written = acd.core.bytes.subarray(area, area + room() + 64);
+      // The struct asked for was moved out whole; nothing after it was touched.
+      expect(written.subarray(0, st().size(asked)).every((b) => b === 0xab)).toBe(true);
+      expect(written.subarray(st().size(asked)).every((b) => b === 0)).toBe(true);
+    } finally {
+      acd.core.removeFunction(wide);
+      acd.core.removeFunction(noop);
+      acd.core.removeFunction(lastError);
+      acd.core.removeFunction(release);
+      acd.core.free(area);
+      acd.core.free(stream);
+    }
+    expect(acd.bytesAllocated()).toBe(start);
+  });
+});

@@ -114,12 +114,28 @@ static int AcdDeviceArrayStreamCheck(struct ArrowDeviceArrayStream* stream, cons
   return AcdStreamCheckCallbacks(fns, roles, error);
 }
 
+// What a producer's get_schema or get_next writes into: room for the largest
+// struct a callback of that signature writes (get_schema and get_next, of an
+// array stream or a device stream, all take (stream, out)). A callback of the
+// right signature in the wrong slot (a get_next as get_schema) writes an
+// ArrowDeviceArray where an ArrowSchema was asked for: into a 48-byte
+// allocation, that overran the next block (a fuzz run corrupted the device
+// memory registry that way). The producer writes here; the struct asked for
+// is then moved (copied) to the caller's out.
+union AcdStreamOut {
+  struct ArrowSchema schema;
+  struct ArrowArray array;
+  struct ArrowDeviceArray device_array;
+};
+
 int AcdArrayStreamGetSchema(struct ArrowArrayStream* stream, struct ArrowSchema* out,
                             struct AcdError* error) {
   int code = AcdArrayStreamCheck(stream, "get_schema", error);
   if (code != ACD_OK) return code;
-  out->release = NULL;
-  code = stream->get_schema(stream, out);
+  union AcdStreamOut room;
+  memset(&room, 0, sizeof(room));
+  code = stream->get_schema(stream, &room.schema);
+  memcpy(out, &room.schema, sizeof(*out));
   if (code != ACD_OK) {
     return AcdStreamFailed(error, "get_schema", code, stream->get_last_error(stream));
   }
@@ -133,8 +149,10 @@ int AcdArrayStreamGetNext(struct ArrowArrayStream* stream, struct ArrowArray* ou
                           struct AcdError* error) {
   int code = AcdArrayStreamCheck(stream, "get_next", error);
   if (code != ACD_OK) return code;
-  out->release = NULL;
-  code = stream->get_next(stream, out);
+  union AcdStreamOut room;
+  memset(&room, 0, sizeof(room));
+  code = stream->get_next(stream, &room.array);
+  memcpy(out, &room.array, sizeof(*out));
   if (code != ACD_OK) {
     return AcdStreamFailed(error, "get_next", code, stream->get_last_error(stream));
   }
@@ -145,8 +163,10 @@ int AcdDeviceArrayStreamGetSchema(struct ArrowDeviceArrayStream* stream, struct 
                                   struct AcdError* error) {
   int code = AcdDeviceArrayStreamCheck(stream, "get_schema", error);
   if (code != ACD_OK) return code;
-  out->release = NULL;
-  code = stream->get_schema(stream, out);
+  union AcdStreamOut room;
+  memset(&room, 0, sizeof(room));
+  code = stream->get_schema(stream, &room.schema);
+  memcpy(out, &room.schema, sizeof(*out));
   if (code != ACD_OK) {
     return AcdStreamFailed(error, "get_schema", code, stream->get_last_error(stream));
   }
@@ -160,8 +180,10 @@ int AcdDeviceArrayStreamGetNext(struct ArrowDeviceArrayStream* stream,
                                 struct ArrowDeviceArray* out, struct AcdError* error) {
   int code = AcdDeviceArrayStreamCheck(stream, "get_next", error);
   if (code != ACD_OK) return code;
-  out->array.release = NULL;
-  code = stream->get_next(stream, out);
+  union AcdStreamOut room;
+  memset(&room, 0, sizeof(room));
+  code = stream->get_next(stream, &room.device_array);
+  memcpy(out, &room.device_array, sizeof(*out));
   if (code != ACD_OK) {
     return AcdStreamFailed(error, "get_next", code, stream->get_last_error(stream));
   }

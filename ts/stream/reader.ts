@@ -14,6 +14,7 @@ import { importDeviceBatch, importDeviceRaw } from '../device/exchange.js';
 import { toArrowSchema } from '../arrow-js/arrow-types.js';
 import { convertedType } from '../arrow-js/arrow-data.js';
 import type { CoreRef } from '../abi/core.js';
+import type { StructReader } from '../abi/structs.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
 import { constants } from '../abi/generated/layout.js';
 import { Handle } from '../abi/handles.js';
@@ -314,6 +315,17 @@ export class RawStreamReader extends PullReader<RawImport, RawArray> {
 }
 
 /**
+ * The bytes of an out struct a stream's get_schema or get_next writes: room
+ * for the largest a callback of that signature writes (an ArrowDeviceArray),
+ * so that one in the wrong slot (a get_next as get_schema) cannot write past
+ * the allocation. The core's own calls write into such room too
+ * (csrc/stream/calls.c); another module's callbacks write here directly.
+ */
+function outRoom(s: StructReader): number {
+  return Math.max(s.size('ArrowSchema'), s.size('ArrowArray'), s.size('ArrowDeviceArray'));
+}
+
+/**
  * Moves the stream at ptr in and imports its schema (a record batch's, a struct, unless
  * anyType), then makes the reader. On failure nothing is moved or released.
  */
@@ -326,7 +338,7 @@ function openStream<R>(acd: CoreRef, kind: StreamKind, ptr: number, options: Str
   s.checkRange(ptr, s.size(struct), `${where}${struct}`);
   if (s.ptr(struct, ptr, 'release') === 0) throw new ArrowCDeviceError(`${where}${struct}: released`, EINVAL);
   const own = calls.alloc(s.size(struct));
-  const schemaPtr = calls.alloc(s.size('ArrowSchema'));
+  const schemaPtr = calls.alloc(outRoom(s));
   try {
     return moveIn(acd, calls, kind, ptr, own, schemaPtr, options, anyType, make);
   } finally {
@@ -369,7 +381,7 @@ function moveIn<R>(acd: CoreRef, calls: PullCalls, kind: StreamKind, ptr: number
     moveBack();
     throw e;
   }
-  const out = calls.alloc(calls.structs.size(kind === 'array' ? 'ArrowArray' : 'ArrowDeviceArray'));
+  const out = calls.alloc(outRoom(calls.structs));
   try {
     return make({ calls, kind, own, out, schema, handles: [], done: false });
   } catch (e) {
