@@ -99,3 +99,14 @@ export function foreignCalls(from: ForeignSource, kind: StreamKind): PullCalls {
     releaseArray: (array) => { space.release('ArrowArray', array); },
   };
 }
+
+/**
+ * The bytes of an out struct a stream's get_schema or get_next writes: room
+ * for the largest a callback of that signature writes (an ArrowDeviceArray),
+ * so that one in the wrong slot (a get_next as get_schema) cannot write past
+ * the allocation. The core's own calls write into such room too
+ * (csrc/stream/calls.c); another module's callbacks write here directly.
+ */
+export function outRoom(s: StructReader): number {
+  return Math.max(s.size('ArrowSchema'), s.size('ArrowArray'), s.size('ArrowDeviceArray'));
+}

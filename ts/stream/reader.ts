@@ -14,13 +14,12 @@ import { importDeviceBatch, importDeviceRaw } from '../device/exchange.js';
 import { toArrowSchema } from '../arrow-js/arrow-types.js';
 import { convertedType } from '../arrow-js/arrow-data.js';
 import type { CoreRef } from '../abi/core.js';
-import type { StructReader } from '../abi/structs.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
 import { constants } from '../abi/generated/layout.js';
 import { Handle } from '../abi/handles.js';
 import type { RawArray } from '../model/raw.js';
 import type { Conversion, Field } from '../model/types.js';
-import { coreCalls, foreignCalls, STREAM_STRUCT, type PullCalls, type StreamKind } from './pull-calls.js';
+import { coreCalls, foreignCalls, outRoom, STREAM_STRUCT, type PullCalls, type StreamKind } from './pull-calls.js';
 import { failure } from './runtime.js';
 
 /**
@@ -312,17 +311,6 @@ export class RawStreamReader extends PullReader<RawImport, RawArray> {
   protected item(value: RawImport): RawArray {
     return value.array;
   }
-}
-
-/**
- * The bytes of an out struct a stream's get_schema or get_next writes: room
- * for the largest a callback of that signature writes (an ArrowDeviceArray),
- * so that one in the wrong slot (a get_next as get_schema) cannot write past
- * the allocation. The core's own calls write into such room too
- * (csrc/stream/calls.c); another module's callbacks write here directly.
- */
-function outRoom(s: StructReader): number {
-  return Math.max(s.size('ArrowSchema'), s.size('ArrowArray'), s.size('ArrowDeviceArray'));
 }
 
 /**
