@@ -192,6 +192,34 @@ describe('importing from it, copy mode (issue 11, item 2 in part)', () => {
       expect(p.live_blocks()).toBe(0);
     });
 
+    test("a get_next in get_schema's slot writes an ArrowArray into room for the largest struct; refused, the stream moved back", () => {
+      // get_schema and get_next take (stream, out) alike: the out struct this library allocates in the
+      // producer's memory has room for an ArrowDeviceArray, so that a callback in the wrong slot
+      // cannot write past it (ts/stream/pull-calls.ts outRoom).
+      const p = instantiate();
+      const outs: number[] = [];
+      const producer = { ...p, malloc: (n: number) => { outs.push(n); return p.malloc(n); } };
+      const from = acd.foreign(producer as unknown as Record<string, unknown>, 'producer');
+      const stream = p.make_stream(1n, -1n);
+      const st = from.space.structs;
+      st.setPtr('ArrowArrayStream', stream, 'get_schema', st.ptr('ArrowArrayStream', stream, 'get_next'));
+      const err = error(() => acd.importArrayStream(stream, { from }));
+      expect(err.errno).toBe(EINVAL);
+      expect(err.message).toMatch(/^producer: schema\./);
+      // The stream's own copy and the out struct get_schema filled: the latter with room for the largest.
+      const room = Math.max(st.size('ArrowSchema'), st.size('ArrowArray'), st.size('ArrowDeviceArray'));
+      expect(outs).toContain(room);
+      expect(outs.every((n) => n === st.size('ArrowArrayStream') || n >= room)).toBe(true);
+      // Moved back, unreleased. The batch that get_next made in the schema's place cannot be released
+      // as a schema (its release is not at a schema's offset): the producer's, leaked by its own mistake.
+      // What this library allocated, here and there, is freed.
+      expect(st.ptr('ArrowArrayStream', stream, 'release')).not.toBe(0);
+      from.space.release('ArrowArrayStream', stream);
+      p.free_struct(stream);
+      expect(from.bytesAllocated()).toBe(0);
+      expect(acd.bytesAllocated()).toBe(0);
+    });
+
     test('a released stream, or one past its memory, is refused', () => {
       const p = instantiate();
       const from = acd.foreign(p as unknown as Record<string, unknown>, 'producer');
