@@ -22,7 +22,7 @@
 
 import * as arrow from 'apache-arrow';
 import type { ReadSpace } from '../exchange/handles.js';
-import { byteWidth } from '../model/raw.js';
+import { arrayFieldOffsets, byteWidth } from '../model/raw.js';
 import type { DataType } from '../model/types.js';
 
 /** A typed array class, as apache-arrow's DataType.ArrayType gives it. */
@@ -139,8 +139,9 @@ export function viewData(space: ReadSpace, ptr: number, type: DataType, arrowTyp
   const layout = s.layout;
   let at = offsets.get(layout);
   if (at === undefined) {
-    const f = (name: string) => s.offsetOf('ArrowArray', name) / 4;
-    at = Int32Array.of(f('length'), f('null_count'), f('offset'), f('n_buffers'), f('buffers'), f('children'), f('dictionary'),
+    // As 32-bit word indices.
+    const o = arrayFieldOffsets(s);
+    at = Int32Array.of(o.length / 4, o.null_count / 4, o.offset / 4, o.n_buffers / 4, o.buffers / 4, o.children / 4, o.dictionary / 4,
       layout.structs.ArrowArray.align, layout.structs.ArrowArray.size);
     offsets.set(layout, at);
   }

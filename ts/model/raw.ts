@@ -72,22 +72,40 @@ function entry(bytes: Uint8Array, width: 4 | 8, i: number): number {
 
 // ---- C → raw --------------------------------------------------------------
 
+/** The byte offsets of the ArrowArray fields a reader of a tree reads. */
+export type ArrayFieldOffsets = Readonly<Record<'length' | 'offset' | 'null_count' | 'n_buffers' | 'buffers' | 'children' | 'dictionary', number>>;
+
+const arrayOffsets = new WeakMap<object, ArrayFieldOffsets>();
+
+/**
+ * The ArrowArray field offsets of the layout of `s`, looked up once per
+ * layout (a reader is made per import). Internal: TreeReader and
+ * ts/arrow-js/arrow-view.ts read with them.
+ */
+export function arrayFieldOffsets(s: StructReader): ArrayFieldOffsets {
+  let at = arrayOffsets.get(s.layout);
+  if (at === undefined) {
+    const f = (name: string) => s.offsetOf('ArrowArray', name);
+    at = { length: f('length'), offset: f('offset'), null_count: f('null_count'), n_buffers: f('n_buffers'),
+      buffers: f('buffers'), children: f('children'), dictionary: f('dictionary') };
+    arrayOffsets.set(s.layout, at);
+  }
+  return at;
+}
+
 /**
  * One read of a tree: the space's bytes and the ArrowArray field offsets,
  * looked up once (a read is on every import's hot path, one node per column).
  * Paths are built only for messages: a node's is its parent's plus a suffix.
- * Internal (not in the package's exports): ts/arrow-js/arrow-view.ts reads with it too.
+ * Internal (not in the package's exports).
  */
-/** The ArrowArray field offsets TreeReader reads, by layout. */
-const arrayOffsets = new WeakMap<object, TreeReader['at']>();
-
 export class TreeReader {
   readonly view: DataView;
   readonly limit: number;
   readonly pointerSize: number;
   readonly align: number;
   readonly size: number;
-  readonly at: Readonly<Record<'length' | 'offset' | 'null_count' | 'n_buffers' | 'buffers' | 'children' | 'dictionary', number>>;
+  readonly at: ArrayFieldOffsets;
 
   constructor(readonly s: StructReader) {
     this.view = s.view;
@@ -96,15 +114,7 @@ export class TreeReader {
     const a = s.layout.structs.ArrowArray;
     this.align = a.align;
     this.size = a.size;
-    // One object per layout: a reader is made per import.
-    let at = arrayOffsets.get(s.layout);
-    if (at === undefined) {
-      const f = (name: string) => s.offsetOf('ArrowArray', name);
-      at = { length: f('length'), offset: f('offset'), null_count: f('null_count'), n_buffers: f('n_buffers'),
-        buffers: f('buffers'), children: f('children'), dictionary: f('dictionary') };
-      arrayOffsets.set(s.layout, at);
-    }
-    this.at = at;
+    this.at = arrayFieldOffsets(s);
   }
 
   /** An int64 as a number, from two 32-bit halves; throws outside the safe integer range. */
