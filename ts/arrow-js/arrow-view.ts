@@ -92,17 +92,15 @@ function planInto(steps: Step[], type: DataType, arrowType: arrow.DataType): boo
   }
 }
 
-/** The memory as 32-bit words, kept while its buffer is the same. */
-let wordsOf: { buffer: ArrayBufferLike; words: Int32Array } | null = null;
-
 /**
- * What one import reads with: the memory's words, its bytes' limit, the
- * layout's word offsets of the ArrowArray fields, the plan and where in it
- * the next node is. Module state, set by viewData: nothing it calls calls
- * back into this reader.
+ * What one import reads with: the memory's words (kept from one import to
+ * the next while they view the same bytes), its bytes' limit, the layout's
+ * word offsets of the ArrowArray fields, the plan and where in it the next
+ * node is. Module state, set by viewData: nothing it calls calls back into
+ * this reader.
  */
 let w: Int32Array = new Int32Array(0);
-let buffer: ArrayBufferLike = w.buffer;
+/** Where w starts in its buffer (w.byteOffset, read once per import). */
 let base = 0;
 let limit = 0;
 /** Words per pointer (1 or 2). */
@@ -133,8 +131,8 @@ export function viewData(space: ReadSpace, ptr: number, type: DataType, arrowTyp
   const s = space.structs;
   const view = s.view;
   if (view.byteOffset % 4 !== 0) return null;
-  if (wordsOf === null || wordsOf.buffer !== view.buffer) {
-    wordsOf = { buffer: view.buffer, words: new Int32Array(view.buffer, view.byteOffset, view.byteLength >> 2) };
+  if (w.buffer !== view.buffer || w.byteOffset !== view.byteOffset || w.length !== view.byteLength >> 2) {
+    w = new Int32Array(view.buffer, view.byteOffset, view.byteLength >> 2);
   }
   const layout = s.layout;
   let at = offsets.get(layout);
@@ -147,9 +145,7 @@ export function viewData(space: ReadSpace, ptr: number, type: DataType, arrowTyp
   }
   // Structs aligned to 8 bytes (both layouts) keep every field on a word.
   if (at[7]! !== 8) return null;
-  w = wordsOf.words;
-  buffer = view.buffer;
-  base = view.byteOffset;
+  base = w.byteOffset;
   limit = view.byteLength - (view.byteLength % 4);
   pw = layout.pointerSize / 4;
   LENGTH = at[0]!;
@@ -183,7 +179,7 @@ function view(buffers: number, n: number, i: number, size: number, Ctor: TypedAr
   if (i >= n) return null;
   const at = pointer(buffers + i * 4 * pw);
   if (at <= 0 || size <= 0 || at + size > limit || at % Ctor.BYTES_PER_ELEMENT !== 0) return null;
-  return new Ctor(buffer, base + at, Math.floor(size / Ctor.BYTES_PER_ELEMENT));
+  return new Ctor(w.buffer, base + at, Math.floor(size / Ctor.BYTES_PER_ELEMENT));
 }
 
 /**
