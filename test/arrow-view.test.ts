@@ -1,9 +1,10 @@
-// The direct zero-copy reader (ts/arrow-js/arrow-view.ts) against the
-// general one it stands in for (readRaw → toArrowData): for every case of the
-// fixture corpus, valid and invalid, and for every field of the struct trees
-// of common-kind batches corrupted in turn, it either gives up (null: the
+// The direct reader (ts/arrow-js/arrow-view.ts) against the general one it
+// stands in for (readRaw → toArrowData): for every case of the fixture
+// corpus, valid and invalid, and for every field of the struct trees of
+// common-kind batches corrupted in turn, it either gives up (null: the
 // general path reads the tree) or gives exactly the general path's Data, and
-// it never accepts a tree the general path refuses.
+// it never accepts a tree the general path refuses. In copy mode it takes the
+// trees it takes in view mode, and gives the same Data over copies.
 
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
@@ -59,9 +60,44 @@ function agrees(ptr: number, type: t.DataType, arrowType: arrow.DataType): boole
   const expected = general(ptr, type, arrowType);
   // It never throws: whatever it cannot read, it leaves to the general path, whose error names it.
   const direct = viewData(acd.core.space, ptr, type, arrowType);
+  const copied = viewData(acd.core.space, ptr, type, arrowType, true);
+  expect(copied === null).toBe(direct === null);
   if (direct === null) return false;
   expect(expected).toEqual({ data: tree(direct) });
+  expect(contents(copied!)).toEqual(contents(direct));
+  // The copies are apart from wasm memory, and aligned for their class.
+  const where = buffersOf(copied!);
+  expect(where.length).toBe(buffersOf(direct).length);
+  for (const b of where) {
+    expect(b.buffer).not.toBe(acd.memory.buffer);
+    expect(b.byteOffset % (b as Uint8Array).BYTES_PER_ELEMENT).toBe(0);
+  }
   return true;
+}
+
+/** A Data tree with every buffer's class and bytes. */
+function contents(d: arrow.Data): unknown {
+  const bytes = (b: ArrayBufferView | undefined | null) => {
+    if (b === undefined || b === null) return null;
+    return { class: b.constructor.name, bytes: [...new Uint8Array(b.buffer, b.byteOffset, b.byteLength)] };
+  };
+  return {
+    type: String(d.type),
+    offset: d.offset,
+    length: d.length,
+    nullCount: d.nullCount,
+    buffers: [bytes(d.valueOffsets), bytes(d.values), bytes(d.nullBitmap), bytes(d.typeIds)],
+    children: d.children.map(contents),
+    dictionary: d.dictionary?.data.map(contents) ?? null,
+  };
+}
+
+/** Every buffer of a Data tree. */
+function buffersOf(d: arrow.Data, out: ArrayBufferView[] = []): ArrayBufferView[] {
+  for (const b of [d.valueOffsets, d.values, d.nullBitmap, d.typeIds]) if (b !== undefined && b !== null) out.push(b);
+  d.children.forEach((c) => buffersOf(c, out));
+  d.dictionary?.data.forEach((c) => buffersOf(c, out));
+  return out;
 }
 
 /** The apache-arrow type of a field's type, or null for one apache-arrow lacks. */

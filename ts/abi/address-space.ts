@@ -182,7 +182,7 @@ export class MemorySpace implements AddressSpace {
     this.allocator = options.allocator ?? null;
     this.wasmTable = options.wasmTable ?? null;
     this.#release = options.release;
-    this.shared = typeof SharedArrayBuffer !== 'undefined' && this.memory.buffer instanceof SharedArrayBuffer;
+    this.shared = isShared(this.memory.buffer);
     this.#u8 = new Uint8Array(this.memory.buffer);
     this.#dv = new DataView(this.memory.buffer);
     this.structs = new StructReader(() => this.view, this.layout);
@@ -271,4 +271,13 @@ export class ImageSpace implements AddressSpace {
   release(struct: ReleasableStruct, ptr: number): number {
     return releaseThrough(this, struct, ptr);
   }
+}
+
+/**
+ * Whether a buffer is a SharedArrayBuffer (other agents may write it; its
+ * slices are shared too), told by its tag: `instanceof` fails for a buffer
+ * of another realm (a memory made in a vm context or another frame).
+ */
+export function isShared(buffer: ArrayBufferLike): boolean {
+  return Object.prototype.toString.call(buffer) === '[object SharedArrayBuffer]';
 }

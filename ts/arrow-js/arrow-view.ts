@@ -1,6 +1,8 @@
-// Zero-copy imports straight from the C structs into apache-arrow Data, for
-// the node kinds most data is made of: fixed-width values, bool, binary and
-// utf8 with 32-bit offsets, struct and dictionary. The general path reads a
+// Imports straight from the C structs into apache-arrow Data, for the node
+// kinds most data is made of: fixed-width values, bool, binary and utf8 with
+// 32-bit offsets, struct and dictionary; zero-copy (views of the memory), or
+// in copy mode over one copy of the bytes that hold every buffer (a first
+// walk of the same plan finds them). The general path reads a
 // RawArray first (a byte view per buffer), checks it (raw-shape.ts), then
 // makes a typed array per buffer and the Data (arrow-data.ts): a typed array
 // costs about as much as the Data built over it, and a record batch has a few
@@ -19,8 +21,13 @@
 // outside the memory or misaligned, a count it does not expect) makes it give
 // up on the whole tree, which the general path then reads. Every error, and
 // every unusual case, is therefore the general path's.
+//
+// Longer than 400 lines: the view walk and copy mode's walk of the same plan
+// read through one module state (the memory's words, the layout's field
+// offsets, the plan, where the typed arrays go), which a split would export.
 
 import * as arrow from 'apache-arrow';
+import { isShared } from '../abi/address-space.js';
 import type { ReadSpace } from '../exchange/handles.js';
 import { arrayFieldOffsets, byteWidth } from '../model/raw.js';
 import type { DataType } from '../model/types.js';
@@ -116,16 +123,34 @@ let DICT = 0;
 let SIZE = 0;
 let plan: Plan = [];
 let next = 0;
+/**
+ * Where the typed arrays go: the memory's buffer (view mode) or one copy of
+ * the bytes that hold every buffer (copy mode), the addresses [lo, hi) it
+ * holds, and `shift`, which turns an address into a byte offset of `source`.
+ * In copy mode, `copying` says how else the buffers are copied: SLICED each
+ * on its own, or PACKED into `packed` at `cursor`.
+ */
+let source: ArrayBufferLike = new ArrayBuffer(0);
+let lo = 0;
+let hi = 0;
+let shift = 0;
+const SPAN = 0;
+const SLICED = 1;
+const PACKED = 2;
+let copying = SPAN;
+let packed = new Uint8Array(0);
+let cursor = 0;
 
 /** The word offsets of the ArrowArray fields, by layout. */
 const offsets = new WeakMap<object, Int32Array>();
 
 /**
  * The ArrowArray at ptr (validated against `type`, or at 'none') as
- * apache-arrow Data of arrowType, its buffers viewed where they are; null
- * when the tree has a node this reader leaves to the general path.
+ * apache-arrow Data of arrowType, its buffers viewed where they are, or
+ * copied (`copy`: the Data keeps nothing of the space's memory); null when
+ * the tree has a node this reader leaves to the general path.
  */
-export function viewData(space: ReadSpace, ptr: number, type: DataType, arrowType: arrow.DataType): arrow.Data | null {
+export function viewData(space: ReadSpace, ptr: number, type: DataType, arrowType: arrow.DataType, copy = false): arrow.Data | null {
   const p = planOf(type, arrowType);
   if (p === null) return null;
   const s = space.structs;
@@ -157,11 +182,124 @@ export function viewData(space: ReadSpace, ptr: number, type: DataType, arrowTyp
   DICT = at[6]!;
   SIZE = at[8]!;
   plan = p;
+  source = w.buffer;
+  lo = 0;
+  hi = limit;
+  shift = base;
+  copying = SPAN;
+  if (copy && !copyOut(ptr)) return null;
   next = 0;
   const data = node(ptr);
   // Not kept past the import: they may view a buffer the memory's growth detaches later.
   slots[0] = slots[1] = slots[2] = undefined;
+  source = EMPTY;
+  packed = EMPTY_BYTES;
   return data;
+}
+
+const EMPTY = new ArrayBuffer(0);
+const EMPTY_BYTES = new Uint8Array(0);
+
+/**
+ * Above this, each buffer is sliced out on its own (as the general path
+ * does, ts/model/raw.ts: a very large block would be mapped fresh, and pay a
+ * page fault per page).
+ */
+const ONE_COPY_LIMIT = 16 << 20;
+
+/**
+ * Copy mode, as the general path copies (ts/model/raw.ts, copied()): finds
+ * the bytes the tree's buffers take (a walk of the plan that reads the node
+ * fields node() reads) and copies them out in one slice when they lie close
+ * together, as a producer's allocations mostly do; else each buffer to an
+ * 8-byte aligned place of one new buffer (far apart, or a shared memory,
+ * whose slices are shared); past ONE_COPY_LIMIT bytes, each buffer on its
+ * own. False when the walk meets a node node() would not read: the general
+ * path reads the tree.
+ */
+function copyOut(ptr: number): boolean {
+  next = 0;
+  spanLo = Infinity;
+  spanHi = 0;
+  spanBytes = 0;
+  spanPacked = 0;
+  if (!span(ptr)) return false;
+  if (spanBytes === 0) return true;
+  const memory = w.buffer;
+  if (spanBytes > ONE_COPY_LIMIT) {
+    copying = SLICED;
+    return true;
+  }
+  // From an 8-byte boundary, so that every buffer keeps its alignment in the copy.
+  const from = spanLo - (spanLo % 8);
+  if (spanHi - from > 2 * spanBytes + 4096 || isShared(memory)) {
+    copying = PACKED;
+    packed = new Uint8Array(spanPacked);
+    cursor = 0;
+    return true;
+  }
+  source = (memory as ArrayBuffer).slice(base + from, base + spanHi);
+  lo = from;
+  hi = spanHi;
+  shift = -from;
+  return true;
+}
+
+let spanLo = 0;
+let spanHi = 0;
+let spanBytes = 0;
+/** The bytes of the buffers each at an 8-byte aligned place. */
+let spanPacked = 0;
+
+/** Buffer i of a node's (n of them, at `buffers`), `size` bytes, counted in the span; false when it is not there. */
+function spanOf(buffers: number, n: number, i: number, size: number): boolean {
+  if (i >= n) return false;
+  const at = pointer(buffers + i * 4 * pw);
+  if (at <= 0 || size <= 0 || at + size > limit) return false;
+  if (at < spanLo) spanLo = at;
+  if (at + size > spanHi) spanHi = at + size;
+  spanBytes += size;
+  spanPacked += (size + 7) & ~7;
+  return true;
+}
+
+/** node()'s walk, counting the bytes each buffer it reads takes (its checks are node()'s, repeated there). */
+function span(ptr: number): boolean {
+  if (ptr <= 0 || ptr % 8 !== 0 || ptr + SIZE > limit) return false;
+  const step = plan[next++]!;
+  const i = ptr >> 2;
+  const length = w[i + LENGTH]!;
+  const nBuffers = w[i + N_BUFFERS]!;
+  if (w[i + LENGTH + 1] !== 0 || length <= 0 || w[i + N_BUFFERS + 1] !== 0 || nBuffers <= 0) return false;
+  const buffers = pointer(ptr + BUFFERS * 4);
+  if (buffers <= 0 || buffers % (4 * pw) !== 0 || buffers + nBuffers * 4 * pw > limit) return false;
+  const bitmapAt = pointer(buffers);
+  if (bitmapAt < 0 || (bitmapAt !== 0 && !spanOf(buffers, nBuffers, 0, Math.ceil(length / 8)))) return false;
+  switch (step.code) {
+    case FIXED:
+      return spanOf(buffers, nBuffers, 1, length * step.width);
+    case BOOL:
+      return spanOf(buffers, nBuffers, 1, Math.ceil(length / 8));
+    case BINARY: {
+      if (!spanOf(buffers, nBuffers, 1, (length + 1) * 4)) return false;
+      const offsets = pointer(buffers + 4 * pw);
+      if (offsets % 4 !== 0) return false;
+      return spanOf(buffers, nBuffers, 2, w[(offsets >> 2) + length]!);
+    }
+    case STRUCT: {
+      const n = step.children;
+      const childrenAt = pointer(ptr + CHILDREN * 4);
+      if (n > 0 && (childrenAt <= 0 || childrenAt % (4 * pw) !== 0 || childrenAt + n * 4 * pw > limit)) return false;
+      for (let c = 0; c < n; c++) {
+        if (!span(pointer(childrenAt + c * 4 * pw))) return false;
+      }
+      return true;
+    }
+    case DICTIONARY:
+      return spanOf(buffers, nBuffers, 1, length * step.width) && span(pointer(ptr + DICT * 4));
+    default:
+      return false;
+  }
 }
 
 /** The pointer at byte address `address` (aligned for a pointer), or -1 when it is not below 2^32. */
@@ -179,7 +317,28 @@ function view(buffers: number, n: number, i: number, size: number, Ctor: TypedAr
   if (i >= n) return null;
   const at = pointer(buffers + i * 4 * pw);
   if (at <= 0 || size <= 0 || at + size > limit || at % Ctor.BYTES_PER_ELEMENT !== 0) return null;
-  return new Ctor(w.buffer, base + at, Math.floor(size / Ctor.BYTES_PER_ELEMENT));
+  const count = Math.floor(size / Ctor.BYTES_PER_ELEMENT);
+  if (copying === SPAN) {
+    // In copy mode, a buffer outside the copy (the walk that made it saw others) is the general path's.
+    if (at < lo || at + size > hi) return null;
+    return new Ctor(source, at + shift, count);
+  }
+  if (copying === SLICED) return new Ctor(sliceOut(at, size), 0, count);
+  if (cursor + size > packed.length) return null;
+  const into = cursor;
+  packed.set(new Uint8Array(w.buffer, base + at, size), into);
+  cursor += (size + 7) & ~7;
+  return new Ctor(packed.buffer, into, count);
+}
+
+/** Bytes [at, at + size) of the memory in an ArrayBuffer of their own. */
+function sliceOut(at: number, size: number): ArrayBuffer {
+  const memory = w.buffer;
+  if (!isShared(memory)) return (memory as ArrayBuffer).slice(base + at, base + at + size);
+  // A shared memory's slice would be shared: copied into a new buffer instead.
+  const out = new Uint8Array(size);
+  out.set(new Uint8Array(memory, base + at, size));
+  return out.buffer;
 }
 
 /**

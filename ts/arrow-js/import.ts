@@ -26,7 +26,7 @@ export type { ImportMode } from '../model/raw.js';
 export function readData(space: ReadSpace, ptr: number, type: DataType, mode: ImportMode, convert: readonly Conversion[] = [],
   validatedFully = false, arrowType?: arrow.DataType): arrow.Data {
   // The common kinds straight from the structs (arrow-view.ts); any other tree, or any fault, the general way.
-  const direct = mode === 'view' && arrowType !== undefined ? buildArrow('array', () => viewData(space, ptr, type, arrowType)) : null;
+  const direct = arrowType !== undefined ? buildArrow('array', () => viewData(space, ptr, type, arrowType, mode === 'copy')) : null;
   if (direct !== null) return direct;
   const raw = readRaw(space, ptr, type, mode);
   return buildArrow('array', () => toArrowData(raw, convert, 'array', validatedFully, arrowType));

@@ -10,7 +10,7 @@
 // So any bytes decode and re-encode to themselves; valid UTF-8 decodes as
 // usual, since it never encodes a surrogate.
 
-import type { AddressSpace } from '../abi/address-space.js';
+import { isShared, type AddressSpace } from '../abi/address-space.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import type { Metadata } from './types.js';
 
@@ -198,7 +198,7 @@ export interface MetadataBudget {
 function decodeMetadataCounted(bytes: Uint8Array, budget: MetadataBudget): Metadata {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // TextDecoder refuses views of shared memory (threaded wasm), so copy those.
-  const shared = typeof SharedArrayBuffer !== 'undefined' && bytes.buffer instanceof SharedArrayBuffer;
+  const shared = isShared(bytes.buffer);
   let offset = 0;
 
   // Error texts are built only on failure: these run for every pair of a count that may be large.

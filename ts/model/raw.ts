@@ -4,7 +4,7 @@
 // ground of every conversion: apache-arrow ↔ raw (arrow-data.ts), integration
 // JSON ↔ raw (json/), and raw ↔ C structs (here; written through flat.ts).
 
-import type { AddressSpace } from '../abi/address-space.js';
+import { isShared, type AddressSpace } from '../abi/address-space.js';
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, layoutName } from '../abi/errors.js';
 import type { StructReader } from '../abi/structs.js';
@@ -242,7 +242,7 @@ function copied(raw: RawArray): RawArray {
     return withBuffers(raw, places);
   }
   // A shared memory's slice would be shared too: those are copied into a new buffer.
-  if (aligned && hi - lo <= 2 * total + 4096 && memory instanceof ArrayBuffer) {
+  if (aligned && hi - lo <= 2 * total + 4096 && !isShared(memory)) {
     const copy = memory.slice(lo, hi);
     for (const v of views) places.set(v, new Uint8Array(copy, v.byteOffset - lo, v.byteLength));
   } else {
