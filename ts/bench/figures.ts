@@ -23,6 +23,7 @@ export const measuredOn = (f: Figure, set: SetName): boolean => f.sets === undef
 export const FIGURES: Figure[] = [
   { key: 'acd.export', label: 'this library: export (apache-arrow → C structs in wasm)', ref: 'acd.export', moves: true },
   { key: 'floor.memcpyIn', label: 'floor: one TypedArray.set of all buffer bytes into wasm', ref: 'acd.export', moves: true },
+  { key: 'floor.buffersIn', label: "floor: the export's copies alone (one set per buffer into new wasm memory)", ref: 'acd.export', moves: true },
   { key: 'ipc.toWasm', label: 'IPC: tableToIPC + copy of the bytes into wasm', ref: 'acd.export', moves: true },
   { key: 'ipc.write', label: 'IPC step: tableToIPC', ref: 'acd.export', moves: true },
   { key: 'ipc.copyIn', label: 'IPC step: copy of the IPC bytes into wasm', ref: 'acd.export', moves: true },

@@ -8,6 +8,7 @@ import type { ArrowCDevice, ExportedArray, ExportedStream, ForeignModule, Import
 import type { BenchSet } from './data.js';
 import { FIGURES, measuredOn } from './figures.js';
 import { seeded } from './random.js';
+import { bufferPieces, concatBuffers, floorBuilders, Scratch } from './floors.js';
 import { iterate, type Iterations, type Timer, type Timing } from './timing.js';
 
 /** The part of arrow-js-ffi the benchmark uses. */
@@ -58,6 +59,7 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
   const scratch = new Scratch(acd);
   const foreignScratch = foreign === null ? null : new Scratch(foreign.core);
   const all = concatBuffers(set);
+  const pieces = bufferPieces(set);
   const floor = floorBuilders(set);
   // One export for the untimed check of whether arrow-js-ffi can read the set (it takes no ownership).
   const forFfi = ffiGiven === null ? [] : set.batches.map((b) => acd.exportBatch(b));
@@ -81,6 +83,25 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
         // The copies are kept until the step ends, as an import's are (a dropped one's memory would be reused by the next).
         const kept: ArrayBuffer[] = [];
         t.repeat('floor.memcpyOut', () => kept.push(view().slice(at, at + all.length)));
+      },
+      (t) => {
+        // The copies an export makes, and nothing else of it: every buffer by one set
+        // into new wasm memory (64-byte aligned places), kept, as many times as an
+        // export runs in a sample (each export its own memory; allocation untimed).
+        const reps = t.reps('acd.importView');
+        const n = reps + (reps > 1 ? 1 : 0);
+        const regions: number[] = [];
+        try {
+          for (let r = 0; r < n; r++) regions.push(acd.core.alloc(pieces.bytes));
+          const bytes = acd.core.bytes;
+          t.run('floor.buffersIn', () => {
+            for (const region of regions) {
+              for (let i = 0; i < pieces.list.length; i++) bytes.set(pieces.list[i]!, region + pieces.at[i]!);
+            }
+          }, n);
+        } finally {
+          regions.forEach((r) => acd.core.free(r));
+        }
       },
       ...(foreign === null ? [] : [
         (t: Timer) => {
@@ -294,65 +315,6 @@ function streamView(acd: ArrowCDevice, set: BenchSet, t: Timer, check: boolean):
     readers.forEach((r) => r.release());
     streams.forEach((s) => s.release());
   }
-}
-
-/** Scratch regions of wasm memory (for the memcpy floor and the IPC bytes), grown on demand. */
-class Scratch {
-  private readonly regions = new Map<string, { at: number; size: number }>();
-  constructor(private readonly acd: ArrowCDevice) {}
-
-  get(name: string, size: number): number {
-    const r = this.regions.get(name);
-    if (r !== undefined && r.size >= size) return r.at;
-    if (r !== undefined) this.acd.core.free(r.at);
-    const at = this.acd.core.alloc(Math.max(size, 1));
-    this.regions.set(name, { at, size });
-    return at;
-  }
-
-  release(): void {
-    for (const r of this.regions.values()) this.acd.core.free(r.at);
-    this.regions.clear();
-  }
-}
-
-/** Every buffer byte of the set in one array: the source of the memcpy floor. */
-function concatBuffers(set: BenchSet): Uint8Array {
-  const out = new Uint8Array(set.bytes);
-  let at = 0;
-  const walk = (d: arrow.Data) => {
-    for (const b of [d.valueOffsets, d.values, d.nullCount > 0 ? d.nullBitmap : undefined, d.typeIds]) {
-      if (b === undefined || b === null || b.byteLength === 0) continue;
-      out.set(new Uint8Array(b.buffer, b.byteOffset, b.byteLength), at);
-      at += b.byteLength;
-    }
-    d.children.forEach(walk);
-    d.dictionary?.data.forEach(walk);
-  };
-  set.batches.forEach((b) => walk(b.data));
-  return out;
-}
-
-/**
- * The object-building floors: the apache-arrow Data (and Vector, for
- * dictionaries) objects of the set, built over typed arrays that already
- * exist, with types that already exist; then the same wrapped in record
- * batches by apache-arrow's constructor. Any importer has at least this to do.
- */
-function floorBuilders(set: BenchSet): { data: () => arrow.Data[]; batches: () => arrow.RecordBatch[] } {
-  const node = (d: arrow.Data): (() => arrow.Data) => {
-    const children = d.children.map(node);
-    const dictionary = d.dictionary?.data.map(node);
-    const buffers = { 0: d.valueOffsets, 1: d.values, 2: d.nullBitmap, 3: d.typeIds };
-    const { type, offset, length, nullCount } = d;
-    return () => new arrow.Data(type, offset, length, nullCount, buffers, children.map((c) => c()),
-      dictionary && new arrow.Vector(dictionary.map((c) => c())));
-  };
-  const batches = set.batches.map((b) => ({ schema: b.schema, data: node(b.data) }));
-  return {
-    data: () => batches.map((b) => b.data()),
-    batches: () => batches.map((b) => new arrow.RecordBatch(b.schema, b.data() as arrow.Data<arrow.Struct>)),
-  };
 }
 
 /**

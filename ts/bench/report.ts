@@ -90,6 +90,8 @@ export function derive(s: SetReport): Record<string, number> {
     importCopyGBps: gbps('acd.importCopy'),
     memcpyOutGBps: gbps('floor.memcpyOut'),
     exportShareOfMemcpy: m('floor.memcpyIn') / m('acd.export'),
+    // How much of an export is its copies (one set per buffer into new memory, as it makes them).
+    buffersInShareOfExport: m('floor.buffersIn') / m('acd.export'),
     importCopyOverMemcpyOut: m('acd.importCopy') / m('floor.memcpyOut'),
     ipcToWasmOverExport: m('ipc.toWasm') / m('acd.export'),
     importViewOverFloor: m('acd.importView') / m('floor.build'),
@@ -116,6 +118,7 @@ export function derive(s: SetReport): Record<string, number> {
   if (s.unit !== null) {
     const per = (key: string) => (m(key) * 1000) / s.unit!.count;
     d.exportMicrosPerUnit = per('acd.export');
+    d.buffersInMicrosPerUnit = per('floor.buffersIn');
     d.importViewMicrosPerUnit = per('acd.importView');
     d.importCopyMicrosPerUnit = per('acd.importCopy');
     d.floorMicrosPerUnit = per('floor.build');

@@ -1,0 +1,85 @@
+// The floors of the benchmark's comparisons, made once per set (untimed):
+// the bytes of every buffer, in one array and one by one, the object
+// builders, and the scratch regions of wasm memory the copies go to.
+
+import * as arrow from 'apache-arrow';
+import type { ArrowCDevice } from '../index.js';
+import type { BenchSet } from './data.js';
+
+/** Scratch regions of wasm memory (for the memcpy floor and the IPC bytes), grown on demand. */
+export class Scratch {
+  private readonly regions = new Map<string, { at: number; size: number }>();
+  constructor(private readonly acd: ArrowCDevice) {}
+
+  get(name: string, size: number): number {
+    const r = this.regions.get(name);
+    if (r !== undefined && r.size >= size) return r.at;
+    if (r !== undefined) this.acd.core.free(r.at);
+    const at = this.acd.core.alloc(Math.max(size, 1));
+    this.regions.set(name, { at, size });
+    return at;
+  }
+
+  release(): void {
+    for (const r of this.regions.values()) this.acd.core.free(r.at);
+    this.regions.clear();
+  }
+}
+
+/** Every buffer byte of the set in one array: the source of the memcpy floor. */
+export function concatBuffers(set: BenchSet): Uint8Array {
+  const out = new Uint8Array(set.bytes);
+  let at = 0;
+  const walk = (d: arrow.Data) => {
+    for (const b of [d.valueOffsets, d.values, d.nullCount > 0 ? d.nullBitmap : undefined, d.typeIds]) {
+      if (b === undefined || b === null || b.byteLength === 0) continue;
+      out.set(new Uint8Array(b.buffer, b.byteOffset, b.byteLength), at);
+      at += b.byteLength;
+    }
+    d.children.forEach(walk);
+    d.dictionary?.data.forEach(walk);
+  };
+  set.batches.forEach((b) => walk(b.data));
+  return out;
+}
+
+/** Every buffer the set's export copies, and where each goes in one block of 64-byte aligned places. */
+export function bufferPieces(set: BenchSet): { list: Uint8Array[]; at: number[]; bytes: number } {
+  const list: Uint8Array[] = [];
+  const at: number[] = [];
+  let bytes = 0;
+  const walk = (d: arrow.Data) => {
+    for (const b of [d.valueOffsets, d.values, d.nullCount > 0 ? d.nullBitmap : undefined, d.typeIds]) {
+      if (b === undefined || b === null || b.byteLength === 0) continue;
+      list.push(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
+      at.push(bytes);
+      bytes += Math.ceil(b.byteLength / 64) * 64;
+    }
+    d.children.forEach(walk);
+    d.dictionary?.data.forEach(walk);
+  };
+  set.batches.forEach((b) => walk(b.data));
+  return { list, at, bytes: Math.max(bytes, 64) };
+}
+
+/**
+ * The object-building floors: the apache-arrow Data (and Vector, for
+ * dictionaries) objects of the set, built over typed arrays that already
+ * exist, with types that already exist; then the same wrapped in record
+ * batches by apache-arrow's constructor. Any importer has at least this to do.
+ */
+export function floorBuilders(set: BenchSet): { data: () => arrow.Data[]; batches: () => arrow.RecordBatch[] } {
+  const node = (d: arrow.Data): (() => arrow.Data) => {
+    const children = d.children.map(node);
+    const dictionary = d.dictionary?.data.map(node);
+    const buffers = { 0: d.valueOffsets, 1: d.values, 2: d.nullBitmap, 3: d.typeIds };
+    const { type, offset, length, nullCount } = d;
+    return () => new arrow.Data(type, offset, length, nullCount, buffers, children.map((c) => c()),
+      dictionary && new arrow.Vector(dictionary.map((c) => c())));
+  };
+  const batches = set.batches.map((b) => ({ schema: b.schema, data: node(b.data) }));
+  return {
+    data: () => batches.map((b) => b.data()),
+    batches: () => batches.map((b) => new arrow.RecordBatch(b.schema, b.data() as arrow.Data<arrow.Struct>)),
+  };
+}
