@@ -254,6 +254,15 @@ export function writeFlat(core: Core, schemaPtr: number, field: Field | null, ar
 }
 
 /**
+ * Initializes the ArrowArray at `arrayPtr` (its old content ignored) with the
+ * nodes `write` appends (a raw array's: rawWriter; apache-arrow data's:
+ * ts/arrow-js/arrow-describe.ts), in one call into the core, as writeFlat does.
+ */
+export function writeArrayFlat(core: Core, arrayPtr: number, write: ArrayWriter): void {
+  transfer(core, null, write, 0, (words, nWords, strings, nStrings) => core.flatInit(words, nWords, strings, nStrings, 0, arrayPtr));
+}
+
+/**
  * Exports field and an array (its nodes appended by `write`) in one call into the core: a new ArrowSchema and a
  * new array struct of `arraySize` bytes (an ArrowArray, or an ArrowDeviceArray
  * whose ArrowArray the trees are made in), allocated by the core's allocator

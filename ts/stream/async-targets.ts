@@ -16,11 +16,10 @@ import { writeArrayInto, writeSchemaInto } from '../exchange/into.js';
 import type { InstalledCallback } from '../foreign/callbacks.js';
 import type { ForeignModule } from '../foreign/module.js';
 import { encodeMetadata } from '../model/metadata.js';
-import type { RawArray } from '../model/raw.js';
 import { writeSchema } from '../model/schema.js';
 import type { Field, Metadata } from '../model/types.js';
 import { freeProducer, makeProducer, makeTask } from './async-structs.js';
-import { writeDeviceRaw, type Device } from './batches.js';
+import { writeDeviceItem, type Device, type StreamItem } from './batches.js';
 import { failure, streamRuntime, type ProducerCallbacks } from './runtime.js';
 
 /** A producer's side of one async stream: its structs and its calls on the handler. */
@@ -40,7 +39,7 @@ export interface AsyncTarget {
    * device: extract_data moves it out (or releases it for NULL), exactly
    * once, and calls onExtract. Valid until freeTask; the data outlives it.
    */
-  makeTask(raw: RawArray, field: Field, onExtract: (wanted: boolean) => void): number;
+  makeTask(item: StreamItem, field: Field, onExtract: (wanted: boolean) => void): number;
   /** Extracts with NULL a task the consumer did not take (its on_next_task threw); a NOP once extracted. */
   dropTask(task: number): void;
   /** A copy of metadata for a call (0 for none), freed by the caller. */
@@ -69,10 +68,10 @@ export function coreTarget(acd: CoreRef, device: Device): AsyncTarget {
     freeProducer: (producer) => freeProducer(core, producer),
     writeSchema: (ptr, field) => writeSchema(core, ptr, field),
     releaseSchema: (ptr) => { core.schemaRelease(ptr); },
-    makeTask: (raw, field, onExtract) => {
+    makeTask: (item, field, onExtract) => {
       const data = core.alloc(core.structs.size('ArrowDeviceArray'));
       try {
-        writeDeviceRaw(acd, data, raw, field, device);
+        writeDeviceItem(acd, data, item, field, device);
       } catch (e) {
         core.free(data);
         throw e;
@@ -201,10 +200,10 @@ export function intoTarget(acd: CoreRef, into: ForeignModule, device: Device): A
     },
     writeSchema: (ptr, field) => writeSchemaInto(into, ptr, field),
     releaseSchema: (ptr) => { space.release('ArrowSchema', ptr); },
-    makeTask: (raw, _field, onExtract) => {
+    makeTask: (item, _field, onExtract) => {
       const data = allocator.alloc(deviceArraySize);
       try {
-        writeArrayInto(into, data + arrayOffset, raw);
+        writeArrayInto(into, data + arrayOffset, item.raw());
       } catch (e) {
         allocator.free(data);
         throw e;

@@ -20,8 +20,8 @@ import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
 import type { ForeignModule } from '../foreign/module.js';
 import { coreTarget, intoTarget, type AsyncTarget } from './async-targets.js';
 import {
-  asyncIteratorOf, batchField, batchToRaw, rawStreamField, rawToRaw, schemaField, sourceSchema, streamDevice,
-  type Device, type DeviceSpec, type ToRaw,
+  asyncIteratorOf, batchField, batchItem, rawItem, rawStreamField, schemaField, sourceSchema, streamDevice,
+  type Device, type DeviceSpec, type StreamItem, type ToItem,
 } from './batches.js';
 import { failure, streamRuntime, type ProducerCallbacks, type StreamRuntime } from './runtime.js';
 import type { RawArray } from '../model/raw.js';
@@ -137,7 +137,7 @@ export interface ProducerStats {
 export function produceAsync(acd: CoreRef, handler: number, source: AsyncBatchSource, options: ProduceAsyncOptions = {}): Production {
   checkOptions('produceAsync', options, PRODUCE_ASYNC_OPTION_KEYS);
   const iterator = asyncIteratorOf<arrow.RecordBatch>(source, 'a Table, a RecordBatchReader, a ReadableStream or an (async) iterable of RecordBatches');
-  return production(new AsyncProducer(acd, handler, iterator, batchSourceField(source, options.schema), batchToRaw, options));
+  return production(new AsyncProducer(acd, handler, iterator, batchSourceField(source, options.schema), batchItem, options));
 }
 
 /**
@@ -156,7 +156,7 @@ export function produceAsyncRaw(acd: CoreRef, handler: number, schema: Schema | 
   checkOptions('produceAsyncRaw', options, RAW_PRODUCE_ASYNC_OPTION_KEYS);
   const field = rawStreamField(schema);
   const iterator = asyncIteratorOf<RawArray>(source, 'a ReadableStream or an (async) iterable of raw arrays');
-  return production(new AsyncProducer(acd, handler, iterator, async () => ({ field, first: null }), rawToRaw, options));
+  return production(new AsyncProducer(acd, handler, iterator, async () => ({ field, first: null }), rawItem, options));
 }
 
 function production<T>(p: AsyncProducer<T>): Production {
@@ -201,7 +201,7 @@ class AsyncProducer<T> implements ProducerCallbacks {
   private lastCall: 'on_schema' | 'on_next_task' | 'on_error' | 'release' | null = null;
 
   constructor(acd: CoreRef, private readonly handler: number, iterator: AsyncIterator<T>,
-    private readonly openField: OpenField<T>, private readonly toRaw: ToRaw<T>, private readonly options: ProducerOptions<T>) {
+    private readonly openField: OpenField<T>, private readonly toItem: ToItem<T>, private readonly options: ProducerOptions<T>) {
     this.rt = streamRuntime(acd.core);
     this.done = new Promise((r) => { this.resolve = r; });
     this.device = streamDevice(options.device);
@@ -340,9 +340,9 @@ class AsyncProducer<T> implements ProducerCallbacks {
   /** Exports batch into a task and hands it over; false when the stream is over. */
   private sendTask(batch: T): boolean {
     const t = this.target;
-    let raw: RawArray;
+    let item: StreamItem;
     try {
-      raw = this.toRaw(batch, this.field!);
+      item = this.toItem(batch, this.field!);
     } catch (e) {
       const f = failure(e);
       throw new ArrowCDeviceError(`batch ${this.index}: ${f.message}`, f.errno, f.details);
@@ -350,7 +350,7 @@ class AsyncProducer<T> implements ProducerCallbacks {
     const metadata = t.metadata(this.options.taskMetadata?.(batch, this.index) ?? null);
     let task: number;
     try {
-      task = t.makeTask(raw, this.field!, (wanted: boolean) => { if (wanted) this.stats.extracted++; else this.stats.discarded++; });
+      task = t.makeTask(item, this.field!, (wanted: boolean) => { if (wanted) this.stats.extracted++; else this.stats.discarded++; });
     } catch (e) {
       if (metadata !== 0) t.free(metadata);
       throw e;

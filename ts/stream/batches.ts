@@ -1,14 +1,17 @@
 // What the TypeScript producers of streams share: the stream's schema from a
 // source of apache-arrow batches or raw arrays, the check that every batch
-// has it (each turned into the raw array that is written), the device a
-// stream is on, and writing one batch into an ArrowArray or an
-// ArrowDeviceArray on that device.
+// has it (each then written as the core's exports write it, or turned into
+// the raw array other paths write), the device a stream is on, and writing
+// one batch into an ArrowArray or an ArrowDeviceArray on that device.
 
 import * as arrow from 'apache-arrow';
 import type { CoreRef } from '../abi/core.js';
 import { exportDeviceRaw } from '../device/exchange.js';
 import { fromArrowBatch, fromArrowSchema } from '../arrow-js/arrow-types.js';
 import { fromArrowData } from '../arrow-js/arrow-data.js';
+import { arrowWriter } from '../arrow-js/arrow-describe.js';
+import { batchSchemaPart } from '../arrow-js/schema-parts.js';
+import { rawWriter, writeArrayFlat, type ArrayWriter, type SchemaPart } from '../model/flat.js';
 import { parseDevice, type Device, type DeviceSpec } from '../device/device.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { constants } from '../abi/generated/layout.js';
@@ -35,11 +38,30 @@ export function schemaField(schema: arrow.Schema): Field {
 /** Throws EINVAL unless batch has the stream's schema. */
 export function checkBatch(stream: Field, batch: arrow.RecordBatch): Field {
   const field = batchField(batch);
+  checkField(stream, field);
+  return field;
+}
+
+/**
+ * The schema part of a batch (described once per apache-arrow Schema:
+ * ts/arrow-js/schema-parts.ts), checked against the stream's field; a part
+ * found equal to a stream's field is not compared again.
+ */
+function checkedPart(stream: Field, batch: arrow.RecordBatch): SchemaPart {
+  const part = batchSchemaPart(batch);
+  if (equalTo.get(part) !== stream) {
+    checkField(stream, part.field);
+    equalTo.set(part, stream);
+  }
+  return part;
+}
+const equalTo = new WeakMap<SchemaPart, Field>();
+
+function checkField(stream: Field, field: Field): void {
   if (!fieldsEqual(field, stream)) {
     throw new ArrowCDeviceError(`its schema ${typeToString(field.type)} is not the stream's ${typeToString(stream.type)}` +
       (typeToString(field.type) === typeToString(stream.type) ? ' (names, nullability or metadata differ)' : ''), EINVAL);
   }
-  return field;
 }
 
 /** A source that some batch or the source itself gives a schema for. */
@@ -67,17 +89,28 @@ export function checkRaw(stream: Field, raw: RawArray): void {
   }
 }
 
-/** Checks an item of a stream's source against the stream's field and gives the raw array to write. */
-export type ToRaw<T> = (item: T, field: Field) => RawArray;
+/**
+ * A batch of a stream, checked, as it is written: the writer of its nodes
+ * (the core's CPU arrays are written by it, as exportBatch writes them), and
+ * its raw array (another module's memory, another device).
+ */
+export interface StreamItem {
+  readonly write: ArrayWriter;
+  raw(): RawArray;
+}
 
-export const batchToRaw: ToRaw<arrow.RecordBatch> = (batch, field) => {
-  checkBatch(field, batch);
-  return fromArrowData(batch.data, field.type);
+/** Checks an item of a stream's source against the stream's field and gives what is written of it. */
+export type ToItem<T> = (item: T, field: Field) => StreamItem;
+
+export const batchItem: ToItem<arrow.RecordBatch> = (batch, field) => {
+  checkedPart(field, batch);
+  const data = batch.data;
+  return { write: arrowWriter(data, field.type), raw: () => fromArrowData(data, field.type) };
 };
 
-export const rawToRaw: ToRaw<RawArray> = (raw, field) => {
+export const rawItem: ToItem<RawArray> = (raw, field) => {
   checkRaw(field, raw);
-  return raw;
+  return { write: rawWriter(raw), raw: () => raw };
 };
 
 /**
@@ -108,14 +141,25 @@ export function writeDeviceRaw(acd: CoreRef, out: number, raw: RawArray, field: 
   }
 }
 
+/** Like writeDeviceRaw, for a stream's item: the CPU written by its writer. */
+export function writeDeviceItem(acd: CoreRef, out: number, item: StreamItem, field: Field, device: Device): void {
+  if (device.type !== constants.ARROW_DEVICE_CPU) {
+    writeDeviceRaw(acd, out, item.raw(), field, device);
+    return;
+  }
+  const core = acd.core;
+  writeArrayFlat(core, out + core.structs.offsetOf('ArrowDeviceArray', 'array'), item.write);
+  core.deviceArrayInitDevice(out, constants.ARROW_DEVICE_CPU, -1);
+}
+
 /** Like writeDeviceRaw, for an apache-arrow batch. */
 export function writeDeviceBatch(acd: CoreRef, out: number, batch: arrow.RecordBatch, field: Field, device: Device): void {
   writeDeviceRaw(acd, out, fromArrowData(batch.data, field.type), field, device);
 }
 
-/** Writes a raw array into the ArrowArray at out (CPU). On failure out is released. */
-export function writePlainBatch(acd: CoreRef, out: number, raw: RawArray): void {
-  writeRaw(acd.core, out, raw);
+/** Writes a stream's item into the ArrowArray at out (CPU). On failure out is released. */
+export function writePlainBatch(acd: CoreRef, out: number, item: StreamItem): void {
+  writeArrayFlat(acd.core, out, item.write);
 }
 
 /** Marks the array at out released: the end of a stream. */

@@ -10,7 +10,7 @@ import { constants } from '../abi/generated/layout.js';
 import type { Device } from '../device/device.js';
 import { writeArrayInto, writeSchemaInto } from '../exchange/into.js';
 import type { ForeignModule } from '../foreign/module.js';
-import type { RawArray } from '../model/raw.js';
+import type { StreamItem } from './batches.js';
 import type { PullSink } from './producer.js';
 import type { PullCallbacks } from './runtime.js';
 import { STREAM_STRUCT, type StreamKind } from './pull-calls.js';
@@ -22,8 +22,8 @@ export function intoSink(into: ForeignModule, kind: StreamKind): PullSink {
   const arrayOf = (out: number) => (kind === 'device' ? out + s.offsetOf('ArrowDeviceArray', 'array') : out);
   return {
     writeSchema: (out, field) => writeSchemaInto(into, out, field),
-    writeBatch: (out: number, raw: RawArray) => {
-      writeArrayInto(into, arrayOf(out), raw);
+    writeBatch: (out: number, item: StreamItem) => {
+      writeArrayInto(into, arrayOf(out), item.raw());
       if (kind === 'device') {
         s.setI64('ArrowDeviceArray', out, 'device_id', -1);
         space.view.setInt32(out + s.offsetOf('ArrowDeviceArray', 'device_type'), constants.ARROW_DEVICE_CPU, true);

@@ -9,7 +9,7 @@ import * as arrow from 'apache-arrow';
 import { ArrowCDeviceError, EINVAL, EIO } from '../abi/errors.js';
 import type { RawArray } from '../model/raw.js';
 import type { Field } from '../model/types.js';
-import { batchField, schemaField, sourceSchema, type ToRaw } from './batches.js';
+import { batchField, schemaField, sourceSchema, type StreamItem, type ToItem } from './batches.js';
 import { failure, type PullCallbacks } from './runtime.js';
 
 /** What a pull stream can be made from: a Table, a sync RecordBatchReader or any iterable of batches. */
@@ -21,7 +21,7 @@ export type SyncRawSource = Iterable<RawArray>;
 /** Where a TS producer writes what get_schema and get_next give, and keeps get_last_error's message. */
 export interface PullSink {
   writeSchema(out: number, field: Field): void;
-  writeBatch(out: number, raw: RawArray, field: Field): void;
+  writeBatch(out: number, item: StreamItem, field: Field): void;
   /** Marks the array at out released: the end of the stream. */
   markEnd(out: number): void;
   /** A NUL-terminated copy of message where the consumer reads it; freed with free(). */
@@ -66,7 +66,7 @@ export class PullProducer<T = unknown> implements PullCallbacks {
   private pending: T | null;
 
   constructor(private readonly sink: PullSink, readonly field: Field,
-    private readonly iterator: Iterator<T>, first: T | null, private readonly toRaw: ToRaw<T>) {
+    private readonly iterator: Iterator<T>, first: T | null, private readonly toItem: ToItem<T>) {
     this.pending = first;
   }
 
@@ -88,7 +88,7 @@ export class PullProducer<T = unknown> implements PullCallbacks {
     try {
       const item = this.take();
       if (item === null) return 0; // the end: a released array and 0
-      this.sink.writeBatch(out, this.toRaw(item, this.field), this.field);
+      this.sink.writeBatch(out, this.toItem(item, this.field), this.field);
       this.index++;
       return 0;
     } catch (e) {

@@ -20,8 +20,8 @@ import type { AddressSpace } from '../abi/address-space.js';
 import type { ForeignModule } from '../foreign/module.js';
 import { ARROW_C_DEVICE_STREAM, ARROW_C_STREAM, handOver, type ArrowCDescriptor } from '../exchange/protocol.js';
 import {
-  batchToRaw, CPU, markEnd, rawStreamField, rawToRaw, streamDevice, writeDeviceRaw, writePlainBatch,
-  type Device, type DeviceSpec, type ToRaw,
+  batchItem, CPU, markEnd, rawItem, rawStreamField, streamDevice, writeDeviceItem, writePlainBatch,
+  type Device, type DeviceSpec, type ToItem,
 } from './batches.js';
 import { STREAM_STRUCT, type StreamKind } from './pull-calls.js';
 import { openRawSource, openSource, PullProducer, type PullSink, type SyncBatchSource, type SyncRawSource } from './producer.js';
@@ -130,9 +130,9 @@ export class ExportedStream extends Handle {
 function coreSink(acd: CoreRef, kind: StreamKind, device: Device): PullSink {
   return {
     writeSchema: (out, field) => writeSchema(acd.core, out, field),
-    writeBatch: (out, raw, field) => {
-      if (kind === 'device') writeDeviceRaw(acd, out, raw, field, device);
-      else writePlainBatch(acd, out, raw);
+    writeBatch: (out, item, field) => {
+      if (kind === 'device') writeDeviceItem(acd, out, item, field, device);
+      else writePlainBatch(acd, out, item);
     },
     markEnd: (out) => markEnd(acd, out, kind === 'device'),
     cString: (message) => streamRuntime(acd.core).cString(message),
@@ -150,13 +150,13 @@ function deviceOf(kind: StreamKind, options: RawStreamExportOptions): Device {
 }
 
 function exportStream<T>(acd: CoreRef, kind: StreamKind, device: Device, opened: { iterator: Iterator<T>; first: T | null; field: Field },
-  toRaw: ToRaw<T>, options: RawStreamExportOptions): ExportedStream {
+  toItem: ToItem<T>, options: RawStreamExportOptions): ExportedStream {
   const core = acd.core;
   const { iterator, first, field } = opened;
   if (options.into !== undefined) {
-    return new ExportedStream(options.into, exportStreamInto(options.into, kind, device, new PullProducer(intoSink(options.into, kind), field, iterator, first, toRaw)), kind);
+    return new ExportedStream(options.into, exportStreamInto(options.into, kind, device, new PullProducer(intoSink(options.into, kind), field, iterator, first, toItem)), kind);
   }
-  const producer = new PullProducer(coreSink(acd, kind, device), field, iterator, first, toRaw);
+  const producer = new PullProducer(coreSink(acd, kind, device), field, iterator, first, toItem);
   const ptr = core.alloc(core.structs.size(STREAM_STRUCT[kind]));
   if (kind === 'device') core.view.setInt32(ptr + core.structs.offsetOf('ArrowDeviceArrayStream', 'device_type'), device.type, true);
   streamRuntime(core).register(RUNTIME_KIND[kind], ptr, producer);
@@ -166,14 +166,14 @@ function exportStream<T>(acd: CoreRef, kind: StreamKind, device: Device, opened:
 function exportBatchStream(acd: CoreRef, kind: StreamKind, source: SyncBatchSource, options: StreamExportOptions): ExportedStream {
   checkOptions(kind === 'array' ? 'exportArrayStream' : 'exportDeviceArrayStream', options, STREAM_EXPORT_OPTION_KEYS);
   const device = deviceOf(kind, options);
-  return exportStream(acd, kind, device, openSource(source, options.schema), batchToRaw, options);
+  return exportStream(acd, kind, device, openSource(source, options.schema), batchItem, options);
 }
 
 function exportRawStream(acd: CoreRef, kind: StreamKind, schema: Schema | Field, source: SyncRawSource, options: RawStreamExportOptions): ExportedStream {
   checkOptions(kind === 'array' ? 'exportRawArrayStream' : 'exportRawDeviceArrayStream', options, RAW_STREAM_EXPORT_OPTION_KEYS);
   const field = rawStreamField(schema);
   const device = deviceOf(kind, options);
-  return exportStream(acd, kind, device, { iterator: openRawSource(source), first: null, field }, rawToRaw, options);
+  return exportStream(acd, kind, device, { iterator: openRawSource(source), first: null, field }, rawItem, options);
 }
 
 /**
