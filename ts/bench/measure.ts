@@ -182,10 +182,12 @@ const ORDER_SEED = 0x0de5;
 /** The steps that copy every buffer byte out of wasm memory into new ArrayBuffers: compared, so repeated alike. */
 const COPIES_OUT = ['floor.memcpyOut', 'floor.foreignMemcpyOut', 'acd.importCopy', 'foreign.importCopy', 'ffi.copy'];
 /**
- * The zero-copy readers of fresh exports, one per repetition: compared, so
- * repeated alike (more repetitions mean more live exports, colder memory).
+ * The zero-copy readers of fresh exports, one per repetition, and the
+ * object-building floors they are compared with: repeated alike (more
+ * repetitions mean more live exports, colder memory; for a floor, which
+ * builds over the same typed arrays each time, hotter ones).
  */
-const VIEWS_OF_FRESH_EXPORTS = ['acd.importView', 'acd.importViewUnvalidated', 'ffi.view', 'foreign.importView'];
+const VIEWS_OF_FRESH_EXPORTS = ['acd.importView', 'acd.importViewUnvalidated', 'ffi.view', 'foreign.importView', 'floor.data', 'floor.build'];
 
 /** 0 … n − 1 in a random order (Fisher–Yates). */
 function shuffled(n: number, next: () => number): number[] {
