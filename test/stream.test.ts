@@ -154,6 +154,27 @@ describe.each(KINDS)('%s stream: TS producer → TS reader', (kind) => {
     expect(reader.done).toBe(true);
     await guard.check();
   });
+
+  test('a batch of the stream\'s schema whose data is short of its length: get_next fails with EINVAL and the buffer\'s path', async () => {
+    const guard = leakGuard(acd);
+    const good = shortBatch(4);
+    const short = shortBatch(2);
+    const exported = exportFor(kind)(acd, [good, short]);
+    const reader = importFor(kind)(acd, exported.ptr);
+    exported.release();
+    expect(reader.next().value!.getChildAt(0)!.toArray()).toEqual(Int32Array.of(0, 1, 2, 3));
+    let error: unknown;
+    try {
+      reader.next();
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ArrowCDeviceError);
+    expect((error as ArrowCDeviceError).errno).toBe(EINVAL);
+    expect((error as Error).message).toMatch(/^batch 1: get_next: array\.children\[0\]\.buffers\[1\]: expected at least 16 bytes, found 8$/);
+    expect(reader.done).toBe(true);
+    await guard.check();
+  });
 });
 
 describe('the C core\'s producer and consumer', () => {
@@ -335,3 +356,11 @@ describe('stream round trips of the gold files (TS → C → TS)', () => {
     });
   });
 });
+
+/** A batch of one int32 column of 4 rows whose values are `values` ints (fewer: data short of its length). */
+function shortBatch(values: number): arrow.RecordBatch {
+  const x = arrow.makeData({ type: new arrow.Int32(), length: 4, nullCount: 0, data: Int32Array.from({ length: values }, (_, i) => i) });
+  const fields = [new arrow.Field('x', new arrow.Int32(), false)];
+  const data = arrow.makeData({ type: new arrow.Struct(fields), length: 4, nullCount: 0, children: [x] });
+  return new arrow.RecordBatch(new arrow.Schema(fields), data);
+}

@@ -353,7 +353,9 @@ class AsyncProducer<T> implements ProducerCallbacks {
       task = t.makeTask(item, this.field!, (wanted: boolean) => { if (wanted) this.stats.extracted++; else this.stats.discarded++; });
     } catch (e) {
       if (metadata !== 0) t.free(metadata);
-      throw e;
+      // Writing the batch fails as checking it does: with its index.
+      const f = failure(e);
+      throw new ArrowCDeviceError(`batch ${this.index}: ${f.message}`, f.errno, f.details);
     }
     this.index++;
     this.stats.tasks++;
