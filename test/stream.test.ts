@@ -11,6 +11,7 @@ import { roundtripStream } from '../ts/roundtrip/stream.js';
 import { BatchList, CBatchSource, cStream, drainStream } from '../ts/stream/c-backed.js';
 import { exportArrayStream, exportDeviceArrayStream, importArrayStream, importDeviceArrayStream, type StreamKind } from '../ts/stream/pull.js';
 import { streamRuntime } from '../ts/stream/runtime.js';
+import { AsyncStreamConsumer, produceAsync } from '../ts/stream/async.js';
 import { core, goldFiles, goldLevel, MODES } from './helpers.js';
 import { generatedRows, isReleased, leakGuard, rowsOf, sampleBatches } from './stream-helpers.js';
 
@@ -354,6 +355,21 @@ describe('stream round trips of the gold files (TS → C → TS)', () => {
       expect(summary.ok).toBe(true);
       expect(summary.batches).toBe(table.batches.length);
     });
+  });
+});
+
+describe('the async producer', () => {
+  test('a batch of the stream\'s schema whose data is short of its length: on_error (EINVAL) with its index and the buffer\'s path', async () => {
+    const guard = leakGuard(acd);
+    const consumer = new AsyncStreamConsumer(acd);
+    produceAsync(acd, consumer.handler, [shortBatch(4), shortBatch(2)]);
+    const it = consumer[Symbol.asyncIterator]();
+    expect((await it.next()).done).toBe(false);
+    await expect(it.next()).rejects.toMatchObject({ code: 'EINVAL', message: 'batch 1: array.children[0].buffers[1]: expected at least 16 bytes, found 8' });
+    expect((await it.next()).done).toBe(true);
+    await consumer.done;
+    consumer.release();
+    await guard.check();
   });
 });
 

@@ -63,6 +63,8 @@ struct AcdFlatWalk {
   struct AcdFlatPlace* places;
   int64_t n_places;
   int64_t capacity;
+  // The end of the string bytes the strings read so far take.
+  int64_t strings_end;
 };
 
 static int64_t AcdFlatAlign(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
@@ -112,6 +114,7 @@ static inline int AcdFlatString(struct AcdFlatWalk* w, int64_t k, const char* wh
   }
   *out = w->strings + offset;
   *size = length;
+  if (offset + length > w->strings_end) w->strings_end = offset + length;
   return ACD_OK;
 }
 
@@ -410,9 +413,23 @@ int AcdFlatInit(double* words, int64_t n_words, const char* strings, int64_t n_s
   void* stacks = AcdMalloc(capacity * (int64_t)(sizeof(struct AcdFlatPending) + sizeof(struct AcdFlatPlace)));
   if (stacks == NULL) return AcdErrorSet(error, ENOMEM, "out of memory walking a descriptor of %" PRId64 " words", n_words);
   struct AcdFlatWalk w = {words, n_words, 0, strings, n_strings, (struct AcdFlatPending*)stacks, 0,
-                          (struct AcdFlatPlace*)((struct AcdFlatPending*)stacks + capacity), 0, capacity};
+                          (struct AcdFlatPlace*)((struct AcdFlatPending*)stacks + capacity), 0, capacity, 0};
   struct AcdFlatSize schema_size = {0, 0, 0, 0}, array_size = {0, 0, 0, 0};
-  int code = schema != NULL ? AcdFlatSchemasMeasure(&w, &schema_size, error) : ACD_OK;
+  // A schema tree made before from the same words and strings is copied, not checked and laid out again.
+  const struct AcdFlatTemplate* template = schema != NULL ? AcdFlatTemplateFind(words, n_words, strings, n_strings) : NULL;
+  int code = ACD_OK;
+  int64_t schema_bytes = 0;
+  if (template != NULL) {
+    w.at = AcdFlatTemplateWords(template);
+    schema_size.nodes = AcdFlatTemplateNodes(template);
+    schema_bytes = AcdFlatTemplateBlockSize(template);
+  } else if (schema != NULL) {
+    code = AcdFlatSchemasMeasure(&w, &schema_size, error);
+    schema_bytes = ACD_TREE_HEAD + schema_size.meta + schema_size.tail;
+  }
+  // The schema's words and string bytes, for a template of it.
+  int64_t schema_words = w.at;
+  int64_t schema_strings = w.strings_end;
   if (code == ACD_OK && array != NULL) code = AcdFlatArraysMeasure(&w, &array_size, error);
   if (code == ACD_OK && w.at != n_words) {
     code = AcdErrorSet(error, EINVAL, "descriptor: %" PRId64 " words, %" PRId64 " of them read", n_words, w.at);
@@ -421,7 +438,7 @@ int AcdFlatInit(double* words, int64_t n_words, const char* strings, int64_t n_s
   unsigned char* schema_block = NULL;
   unsigned char* array_block = NULL;
   if (code == ACD_OK && schema != NULL) {
-    int64_t bytes = ACD_TREE_HEAD + schema_size.meta + schema_size.tail;
+    int64_t bytes = schema_bytes;
     schema_block = AcdTreeBlockNew(ACD_KIND_SCHEMA_TREE, bytes, schema_size.nodes);
     if (schema_block == NULL) {
       code = AcdErrorSet(error, ENOMEM, "could not allocate %" PRId64 " bytes for its %" PRId64 " nodes", bytes,
@@ -439,7 +456,11 @@ int AcdFlatInit(double* words, int64_t n_words, const char* strings, int64_t n_s
       AcdTreeBlockFree(schema_block);
     }
   }
-  if (code == ACD_OK && schema != NULL) AcdFlatSchemasBuild(&w, &schema_size, schema, schema_block);
+  if (code == ACD_OK && schema != NULL && template != NULL) AcdFlatTemplateApply(template, schema, schema_block);
+  if (code == ACD_OK && schema != NULL && template == NULL) {
+    AcdFlatSchemasBuild(&w, &schema_size, schema, schema_block);
+    AcdFlatTemplateKeep(words, schema_words, strings, schema_strings, schema, schema_block, schema_bytes, schema_size.nodes);
+  }
   if (code == ACD_OK && array != NULL) AcdFlatArraysBuild(&w, &array_size, array, array_block);
   AcdFree(stacks);
   return code;

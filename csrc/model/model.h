@@ -283,6 +283,10 @@ void AcdTreeBlockFree(void* block);
 void AcdTreeNodeInit(struct AcdTreeNode* node, void* block, enum AcdPrivateKind kind,
                      int64_t n_children, void* children, void* dictionary);
 
+// A node record copied to another place (flat_template.c): its tag made for
+// its new address.
+void AcdTreeNodeRetag(struct AcdTreeNode* node, enum AcdPrivateKind kind);
+
 // The releases of the nodes of tree blocks (registered in their roles).
 void AcdTreeSchemaRelease(struct ArrowSchema* schema);
 void AcdTreeArrayRelease(struct ArrowArray* array);
@@ -310,6 +314,25 @@ void AcdTreeArrayRelease(struct ArrowArray* array);
 #define ACD_FLAT_ARRAY_WORDS 6
 int AcdFlatInit(double* words, int64_t n_words, const char* strings, int64_t n_strings,
                 struct ArrowSchema* schema, struct ArrowArray* array, struct AcdError* error);
+
+// Schema trees made again from a copy (flat_template.c). Find: the copy kept
+// of a schema tree made from a descriptor that starts with the same schema
+// words and strings, or NULL; its node count, its schema words and its block
+// size. Keep: keeps a copy of the tree just made at root (below it: the block
+// of block_size bytes) from the descriptor's first n_words words and
+// n_strings string bytes (nothing when it is small, large or out of memory).
+// Apply: makes that tree at root in block (block_size bytes from
+// AcdTreeBlockNew), as AcdFlatInit would have made it there.
+struct AcdFlatTemplate;
+const struct AcdFlatTemplate* AcdFlatTemplateFind(const double* words, int64_t n_words, const char* strings,
+                                                  int64_t n_strings);
+int64_t AcdFlatTemplateNodes(const struct AcdFlatTemplate* t);
+int64_t AcdFlatTemplateWords(const struct AcdFlatTemplate* t);
+int64_t AcdFlatTemplateBlockSize(const struct AcdFlatTemplate* t);
+void AcdFlatTemplateKeep(const double* words, int64_t n_words, const char* strings, int64_t n_strings,
+                         const struct ArrowSchema* root, const unsigned char* block, int64_t block_size,
+                         int64_t nodes);
+void AcdFlatTemplateApply(const struct AcdFlatTemplate* t, struct ArrowSchema* root, unsigned char* block);
 
 // This library's release callbacks for the structs above (registered with
 // their roles, AcdCallbackRegister).

@@ -45,6 +45,8 @@ void AcdTreeNodeInit(struct AcdTreeNode* node, void* block, enum AcdPrivateKind 
   node->dictionary = dictionary;
 }
 
+void AcdTreeNodeRetag(struct AcdTreeNode* node, enum AcdPrivateKind kind) { node->tag = AcdTreeTag(kind, node); }
+
 // The node record private_data points at when it is a live node of a live
 // tree block of `kind`, else NULL (a corrupted struct pointing its release
 // here, or a node released already): nothing is read outside memory.
