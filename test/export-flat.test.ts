@@ -231,7 +231,7 @@ test('buffers of any typed array are copied as bytes, not converted element by e
   expect(acd.bytesAllocated()).toBe(start);
 });
 
-test('buffers that are typed array subclasses (Node\'s Buffer, others) are copied as bytes, their constructors never called', () => {
+test('buffers that are typed array subclasses (Node\'s Buffer, others) or DataViews are copied as bytes, their constructors never called', () => {
   const start = acd.bytesAllocated();
   let guard = false;
   class Guarded extends Uint8Array {
@@ -250,7 +250,10 @@ test('buffers that are typed array subclasses (Node\'s Buffer, others) are copie
   bytes.set([1, 0, 0, 0, 255, 255, 255, 255]);
   const ints = GuardedInt32.from([5, -6]) as GuardedInt32;
   const node = Buffer.from(new Int32Array([7, 8]).buffer);
-  for (const b of [bytes, ints, node]) {
+  // A DataView too (not a typed array at all), whole and as part of a larger buffer.
+  const view = new DataView(new Int32Array([9, 10]).buffer);
+  const part = new DataView(new Int32Array([0, 11, 12, 0]).buffer, 4, 8);
+  for (const b of [bytes, ints, node, view, part]) {
     const raw = { type: t.int32(), length: 2, nullCount: 0, offset: 0, buffers: [null, b], children: [], dictionary: null } as unknown as RawArray;
     guard = true;
     const e = acd.exportRaw(t.field('i', t.int32()), raw);

@@ -119,7 +119,7 @@ export class ArrowCDevice {
   }
 
   /**
-   * Live bytes allocated by the core's counting allocator: what exports and view-mode imports hold until released. An example that released everything ends where it started.
+   * Live bytes allocated by the core's counting allocator: what exports and view-mode imports hold until released. An example that released everything ends where it started. The core's own bounded caches are not counted: the keys of the schemas it validated (256 KiB) and up to four schema trees it exported, kept to be copied by later exports of the same schema (at most 1 MiB each).
    *
    * Ownership: reads a counter; nothing to release.
    */

@@ -169,8 +169,11 @@ export class Descriptor {
     if (size === 0) return;
     const j = this.nSources++;
     let source: ArrayBufferView;
-    if (a instanceof Uint8Array) {
-      source = from === 0 && size === a.byteLength ? a : a.subarray(from, from + size);
+    if (from === 0 && size === a.byteLength) {
+      // The whole of `a` (the common case): copied through a view of its own type (HeapViews.copy).
+      source = a;
+    } else if (a instanceof Uint8Array) {
+      source = a.subarray(from, from + size);
     } else {
       // The standard typed arrays only (a DataView or a subclass gets a byte view).
       const typed = a as Int32Array;
