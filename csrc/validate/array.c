@@ -326,11 +326,17 @@ static int AcdArrayValidateNode(struct AcdValidation* v, const struct ArrowSchem
   // Readable and aligned: checked by the parent (or the root's caller).
   int code = AcdValidationVisitStruct(v, v->root, array, ACD_TREE_ARRAY);
   if (code != ACD_OK) return code;
+  // Every field set here or by AcdFormatParse (which fills the format up to
+  // its union type ids, the ones a union has): no memset of the whole node,
+  // most of whose bytes are the type ids' room, at every node of a walk.
   struct AcdArrayNode node;
-  memset(&node, 0, sizeof(node));
   node.schema = schema;
   node.array = array;
   node.level = level;
+  node.end = 0;
+  node.extent = 0;
+  node.validity = NULL;
+  node.last_offset = 0;
   // The schema was validated, so its format parses.
   code = AcdFormatParse(schema->format, &node.format, NULL);
   if (code != ACD_OK) return AcdValidationFail(v, "format", code, "does not parse");
