@@ -24,19 +24,23 @@ beforeAll(async () => {
 });
 const mark = bytesMark(() => acd);
 
-/** A Data tree as plain values: every buffer as its class, address and length (views: the same memory). */
-function tree(d: arrow.Data): unknown {
-  const buffer = (b: ArrayBufferView | undefined | null) => (b === undefined || b === null ? null
-    : { class: b.constructor.name, at: b.byteOffset, bytes: b.byteLength, memory: b.buffer === acd.memory.buffer });
+/** A Data tree as plain values, each buffer (absent: null) as `buffer` gives it. */
+function plain(d: arrow.Data, buffer: (b: ArrayBufferView) => unknown): unknown {
+  const of = (b: ArrayBufferView | undefined | null) => (b === undefined || b === null ? null : buffer(b));
   return {
     type: String(d.type),
     offset: d.offset,
     length: d.length,
     nullCount: d.nullCount,
-    buffers: [buffer(d.valueOffsets), buffer(d.values), buffer(d.nullBitmap), buffer(d.typeIds)],
-    children: d.children.map(tree),
-    dictionary: d.dictionary?.data.map(tree) ?? null,
+    buffers: [of(d.valueOffsets), of(d.values), of(d.nullBitmap), of(d.typeIds)],
+    children: d.children.map((c) => plain(c, buffer)),
+    dictionary: d.dictionary?.data.map((c) => plain(c, buffer)) ?? null,
   };
+}
+
+/** A Data tree with every buffer as its class, address and length (views: the same memory). */
+function tree(d: arrow.Data): unknown {
+  return plain(d, (b) => ({ class: b.constructor.name, at: b.byteOffset, bytes: b.byteLength, memory: b.buffer === acd.memory.buffer }));
 }
 
 type Outcome = { data: unknown } | { error: string };
@@ -77,19 +81,7 @@ function agrees(ptr: number, type: t.DataType, arrowType: arrow.DataType): boole
 
 /** A Data tree with every buffer's class and bytes. */
 function contents(d: arrow.Data): unknown {
-  const bytes = (b: ArrayBufferView | undefined | null) => {
-    if (b === undefined || b === null) return null;
-    return { class: b.constructor.name, bytes: [...new Uint8Array(b.buffer, b.byteOffset, b.byteLength)] };
-  };
-  return {
-    type: String(d.type),
-    offset: d.offset,
-    length: d.length,
-    nullCount: d.nullCount,
-    buffers: [bytes(d.valueOffsets), bytes(d.values), bytes(d.nullBitmap), bytes(d.typeIds)],
-    children: d.children.map(contents),
-    dictionary: d.dictionary?.data.map(contents) ?? null,
-  };
+  return plain(d, (b) => ({ class: b.constructor.name, bytes: [...new Uint8Array(b.buffer, b.byteOffset, b.byteLength)] }));
 }
 
 /** Every buffer of a Data tree. */

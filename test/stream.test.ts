@@ -143,12 +143,7 @@ describe.each(KINDS)('%s stream: TS producer → TS reader', (kind) => {
     const reader = importFor(kind)(acd, exported.ptr);
     exported.release();
     expect(reader.next().done).toBe(false);
-    let error: unknown;
-    try {
-      reader.next();
-    } catch (e) {
-      error = e;
-    }
+    const error = thrown(() => reader.next());
     expect(error).toBeInstanceOf(ArrowCDeviceError);
     expect((error as ArrowCDeviceError).errno).toBe(EINVAL);
     expect((error as Error).message).toMatch(/^batch 1: get_next: its schema struct<x: float64> is not the stream's struct<id: int32, name: utf8, /);
@@ -164,12 +159,7 @@ describe.each(KINDS)('%s stream: TS producer → TS reader', (kind) => {
     const reader = importFor(kind)(acd, exported.ptr);
     exported.release();
     expect(reader.next().value!.getChildAt(0)!.toArray()).toEqual(Int32Array.of(0, 1, 2, 3));
-    let error: unknown;
-    try {
-      reader.next();
-    } catch (e) {
-      error = e;
-    }
+    const error = thrown(() => reader.next());
     expect(error).toBeInstanceOf(ArrowCDeviceError);
     expect((error as ArrowCDeviceError).errno).toBe(EINVAL);
     expect((error as Error).message).toMatch(/^batch 1: get_next: array\.children\[0\]\.buffers\[1\]: expected at least 16 bytes, found 8$/);
@@ -372,6 +362,16 @@ describe('the async producer', () => {
     await guard.check();
   });
 });
+
+/** What f throws (undefined when it returns). */
+function thrown(f: () => unknown): unknown {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
 
 /** A batch of one int32 column of 4 rows whose values are `values` ints (fewer: data short of its length). */
 function shortBatch(values: number): arrow.RecordBatch {

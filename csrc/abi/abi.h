@@ -210,6 +210,11 @@ void AcdCallbackRegister(void (*fn)(void), enum AcdCallbackRole role);
 // when it lies within the mapped size (window.c).
 int AcdAddressRangeValid(const void* ptr, int64_t size);
 
+// Whether the size bytes at a and at b are the same (both readable), 8 at a
+// time: wasm's libc memcmp goes a byte at a time, and the schema keys and
+// the kept schema trees' descriptors are compared on every import and export.
+int AcdBytesSame(const void* a, const void* b, int64_t size);
+
 // Fills `out` with what ptr is, for a message about a failed host read
 // (", which is memory of device cuda:1, not host memory: ..."); "" when it is
 // ordinary host memory.

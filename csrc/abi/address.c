@@ -6,6 +6,7 @@
 // is: a hook rather than a call, so that abi/ depends on nothing above it.
 
 #include <stdio.h>
+#include <string.h>
 
 #include "abi/abi.h"
 
@@ -60,4 +61,20 @@ void AcdAddressDescribe(const void* ptr, int64_t size, char* out, size_t out_siz
              ", which is in the simulated device address space but in no live device "
              "allocation (freed, or never allocated)");
   }
+}
+
+int AcdBytesSame(const void* a, const void* b, int64_t size) {
+  const unsigned char* x = a;
+  const unsigned char* y = b;
+  int64_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    uint64_t p, q;
+    memcpy(&p, x + i, 8);
+    memcpy(&q, y + i, 8);
+    if (p != q) return 0;
+  }
+  for (; i < size; i++) {
+    if (x[i] != y[i]) return 0;
+  }
+  return 1;
 }

@@ -46,30 +46,13 @@ struct AcdFlatTemplate {
 static struct AcdFlatTemplate* acd_templates[ACD_TEMPLATE_SLOTS];
 static int acd_template_next;
 
-// 8 bytes at a time (wasm's libc memcmp goes a byte at a time).
-static int AcdTemplateSame(const void* a, const void* b, int64_t size) {
-  const unsigned char* x = a;
-  const unsigned char* y = b;
-  int64_t i = 0;
-  for (; i + 8 <= size; i += 8) {
-    uint64_t p, q;
-    memcpy(&p, x + i, 8);
-    memcpy(&q, y + i, 8);
-    if (p != q) return 0;
-  }
-  for (; i < size; i++) {
-    if (x[i] != y[i]) return 0;
-  }
-  return 1;
-}
-
 const struct AcdFlatTemplate* AcdFlatTemplateFind(const double* words, int64_t n_words, const char* strings,
                                                   int64_t n_strings) {
   for (int i = 0; i < ACD_TEMPLATE_SLOTS; i++) {
     const struct AcdFlatTemplate* t = acd_templates[i];
     if (t == NULL || t->n_words > n_words || t->n_strings > n_strings) continue;
-    if (AcdTemplateSame(t->words, words, t->n_words * (int64_t)sizeof(double)) &&
-        AcdTemplateSame(t->strings, strings, t->n_strings)) {
+    if (AcdBytesSame(t->words, words, t->n_words * (int64_t)sizeof(double)) &&
+        AcdBytesSame(t->strings, strings, t->n_strings)) {
       return t;
     }
   }

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "validate/validate.h"
 
@@ -326,16 +325,11 @@ static int AcdArrayValidateNode(struct AcdValidation* v, const struct ArrowSchem
   // Readable and aligned: checked by the parent (or the root's caller).
   int code = AcdValidationVisitStruct(v, v->root, array, ACD_TREE_ARRAY);
   if (code != ACD_OK) return code;
-  // Every field set here or by AcdFormatParse (which fills the format up to
-  // its union type ids, the ones a union has): no memset of the whole node,
-  // most of whose bytes are the type ids' room, at every node of a walk.
+  // Set field by field (the format by AcdFormatParse): no memset of its room for 128 union ids.
   struct AcdArrayNode node;
   node.schema = schema;
   node.array = array;
   node.level = level;
-  node.end = 0;
-  node.extent = 0;
-  node.validity = NULL;
   node.last_offset = 0;
   // The schema was validated, so its format parses.
   code = AcdFormatParse(schema->format, &node.format, NULL);
@@ -346,7 +340,7 @@ static int AcdArrayValidateNode(struct AcdValidation* v, const struct ArrowSchem
   node.end = array->offset + array->length;
   // Arrow C++ requires no buffer bytes at all for an empty array.
   node.extent = array->length == 0 ? 0 : node.end;
-  if (AcdTypeHasValidity(node.format.type)) node.validity = (const uint8_t*)array->buffers[0];
+  node.validity = AcdTypeHasValidity(node.format.type) ? (const uint8_t*)array->buffers[0] : NULL;
 
   code = AcdArrayValidateBuffers(v, &node);
   if (code != ACD_OK) return code;

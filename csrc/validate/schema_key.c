@@ -122,27 +122,12 @@ static uint32_t AcdKeyHash(const uint8_t* key, int64_t size) {
   return h;
 }
 
-// memcmp of wasm's libc goes a byte at a time: 8 at a time here.
-static int AcdKeySame(const uint8_t* a, const uint8_t* b, int64_t size) {
-  int64_t i = 0;
-  for (; i + 8 <= size; i += 8) {
-    uint64_t x, y;
-    memcpy(&x, a + i, 8);
-    memcpy(&y, b + i, 8);
-    if (x != y) return 0;
-  }
-  for (; i < size; i++) {
-    if (a[i] != b[i]) return 0;
-  }
-  return 1;
-}
-
 uint32_t AcdSchemaValidated(const uint8_t* key, int64_t size) {
   if (acd_key_arena == NULL) return 0;
   uint32_t h = AcdKeyHash(key, size);
   const int64_t slot = h % ACD_KEY_SLOTS;
   int same = acd_key_slots[slot].size == size && acd_key_slots[slot].hash == h &&
-             AcdKeySame(acd_key_arena + acd_key_slots[slot].at, key, size);
+             AcdBytesSame(acd_key_arena + acd_key_slots[slot].at, key, size);
   return same ? acd_key_slots[slot].id : 0;
 }
 

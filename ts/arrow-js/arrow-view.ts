@@ -224,8 +224,14 @@ function copyOut(ptr: number): boolean {
   spanBytes = 0;
   spanPacked = 0;
   if (!span(ptr)) return false;
-  if (spanBytes === 0) return true;
   const memory = w.buffer;
+  if (spanBytes === 0) {
+    // Nothing to copy (a struct without validity or children): a buffer node() asked for anyway would find no room.
+    copying = PACKED;
+    packed = EMPTY_BYTES;
+    cursor = 0;
+    return true;
+  }
   if (spanBytes > ONE_COPY_LIMIT) {
     copying = SLICED;
     return true;

@@ -35,13 +35,6 @@ export function schemaField(schema: arrow.Schema): Field {
   return recordBatchField(fromArrowSchema(schema));
 }
 
-/** Throws EINVAL unless batch has the stream's schema. */
-export function checkBatch(stream: Field, batch: arrow.RecordBatch): Field {
-  const field = batchField(batch);
-  checkField(stream, field);
-  return field;
-}
-
 /**
  * The schema part of a batch (described once per apache-arrow Schema:
  * ts/arrow-js/schema-parts.ts), checked against the stream's field; a part
@@ -57,6 +50,7 @@ function checkedPart(stream: Field, batch: arrow.RecordBatch): SchemaPart {
 }
 const equalTo = new WeakMap<SchemaPart, Field>();
 
+/** Throws EINVAL unless a batch's field is the stream's. */
 function checkField(stream: Field, field: Field): void {
   if (!fieldsEqual(field, stream)) {
     throw new ArrowCDeviceError(`its schema ${typeToString(field.type)} is not the stream's ${typeToString(stream.type)}` +
