@@ -26,25 +26,25 @@ export class Scratch {
   }
 }
 
-/** Every buffer byte of the set in one array: the source of the memcpy floor. */
-export function concatBuffers(set: BenchSet): Uint8Array {
-  const out = new Uint8Array(set.bytes);
+/** Every buffer byte of the set in one array (the pieces one after the other): the source of the memcpy floor. */
+export function concatBuffers(pieces: Pieces): Uint8Array {
+  const out = new Uint8Array(pieces.list.reduce((n, b) => n + b.byteLength, 0));
   let at = 0;
-  const walk = (d: arrow.Data) => {
-    for (const b of [d.valueOffsets, d.values, d.nullCount > 0 ? d.nullBitmap : undefined, d.typeIds]) {
-      if (b === undefined || b === null || b.byteLength === 0) continue;
-      out.set(new Uint8Array(b.buffer, b.byteOffset, b.byteLength), at);
-      at += b.byteLength;
-    }
-    d.children.forEach(walk);
-    d.dictionary?.data.forEach(walk);
-  };
-  set.batches.forEach((b) => walk(b.data));
+  for (const b of pieces.list) {
+    out.set(b, at);
+    at += b.byteLength;
+  }
   return out;
 }
 
-/** Every buffer the set's export copies, and where each goes in one block of 64-byte aligned places. */
-export function bufferPieces(set: BenchSet): { list: Uint8Array[]; at: number[]; bytes: number } {
+/** Every buffer an export of the set copies (bytes), and where each goes in one block of 64-byte aligned places. */
+export interface Pieces {
+  list: Uint8Array[];
+  at: number[];
+  bytes: number;
+}
+
+export function bufferPieces(set: BenchSet): Pieces {
   const list: Uint8Array[] = [];
   const at: number[] = [];
   let bytes = 0;

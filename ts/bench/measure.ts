@@ -58,8 +58,8 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
   const foreignStart = foreign === null ? 0 : foreign.core.bytesAllocated();
   const scratch = new Scratch(acd);
   const foreignScratch = foreign === null ? null : new Scratch(foreign.core);
-  const all = concatBuffers(set);
   const pieces = bufferPieces(set);
+  const all = concatBuffers(pieces);
   const floor = floorBuilders(set);
   // One export for the untimed check of whether arrow-js-ffi can read the set (it takes no ownership).
   const forFfi = ffiGiven === null ? [] : set.batches.map((b) => acd.exportBatch(b));
