@@ -11,7 +11,9 @@
 //
 // The copies are kept with malloc (not counted in the library's bytes, as the
 // schema keys' arena is not: csrc/validate/schema_key.c), at most
-// ACD_TEMPLATE_SLOTS of them of at most ACD_TEMPLATE_MAX_BYTES each.
+// ACD_TEMPLATE_SLOTS of them of at most ACD_TEMPLATE_MAX_BYTES each. A tree is
+// kept the second time a schema like it is made (by a cheap signature), so
+// that an export of a schema seen once does not pay for keeping it.
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,38 @@ struct AcdFlatTemplate {
 
 static struct AcdFlatTemplate* acd_templates[ACD_TEMPLATE_SLOTS];
 static int acd_template_next;
+
+// The signatures of the schemas made last (0: none yet).
+#define ACD_TEMPLATE_SEEN 8
+static uint64_t acd_template_seen[ACD_TEMPLATE_SEEN];
+static int acd_template_seen_next;
+
+// A schema part's sizes, first and last words and last string bytes: two
+// schemas alike in all of these only get a tree kept one export early.
+static uint64_t AcdTemplateSignature(const double* words, int64_t n_words, const char* strings, int64_t n_strings) {
+  uint64_t h = ((uint64_t)n_words * 0x9E3779B97F4A7C15ull) ^ (uint64_t)n_strings;
+  int64_t k = n_words < 32 ? n_words : 32;
+  for (int64_t i = 0; i < k; i++) {
+    uint64_t a, b;
+    memcpy(&a, &words[i], sizeof(a));
+    memcpy(&b, &words[n_words - 1 - i], sizeof(b));
+    h = ((h ^ a) * 0x100000001B3ull ^ b) * 0x100000001B3ull;
+  }
+  for (int64_t i = n_strings < 256 ? 0 : n_strings - 256; i < n_strings; i++) {
+    h = (h ^ (uint8_t)strings[i]) * 0x100000001B3ull;
+  }
+  return h | 1;
+}
+
+// Whether a schema like this one was made before; it is remembered either way.
+static int AcdTemplateSeen(uint64_t signature) {
+  for (int i = 0; i < ACD_TEMPLATE_SEEN; i++) {
+    if (acd_template_seen[i] == signature) return 1;
+  }
+  acd_template_seen[acd_template_seen_next] = signature;
+  acd_template_seen_next = (acd_template_seen_next + 1) % ACD_TEMPLATE_SEEN;
+  return 0;
+}
 
 const struct AcdFlatTemplate* AcdFlatTemplateFind(const double* words, int64_t n_words, const char* strings,
                                                   int64_t n_strings) {
@@ -135,7 +169,7 @@ static int64_t AcdTemplateMap(struct ArrowSchema* root, const unsigned char* blo
 void AcdFlatTemplateKeep(const double* words, int64_t n_words, const char* strings, int64_t n_strings,
                          const struct ArrowSchema* root, const unsigned char* block, int64_t block_size,
                          int64_t nodes) {
-  if (nodes < ACD_TEMPLATE_MIN_NODES) return;
+  if (nodes < ACD_TEMPLATE_MIN_NODES || !AcdTemplateSeen(AcdTemplateSignature(words, n_words, strings, n_strings))) return;
   // At most: every node's six struct pointers and three record pointers, and
   // one pointer array entry per node but the root.
   int64_t room_moves = nodes * 10;
