@@ -46,6 +46,13 @@ function addresses(ptr: number, out: number[] = []): number[] {
   return out;
 }
 
+/** The third export of a batch: its schema tree a copy of the one kept at the second. */
+function copiedExport(batch: arrow.RecordBatch): ReturnType<ArrowCDevice['exportBatch']> {
+  acd.exportBatch(batch).release();
+  acd.exportBatch(batch).release();
+  return acd.exportBatch(batch);
+}
+
 describe('a schema exported again', () => {
   test('is the same tree, in a block of its own: it reads the same after the export it was kept from is released and its memory written over', () => {
     mark();
@@ -109,10 +116,7 @@ describe('a schema exported again', () => {
 
   test('a child moved out of a copied tree lives past its parent, released after it', () => {
     mark();
-    const batch = batchOf(names('m'));
-    acd.exportBatch(batch).release();
-    acd.exportBatch(batch).release();
-    const e = acd.exportBatch(batch);
+    const e = copiedExport(batchOf(names('m')));
     const dst = acd.core.alloc(s().size('ArrowSchema'));
     acd.core.schemaMove(schemaChild(e.schema, 7), dst);
     e.release();
@@ -124,10 +128,7 @@ describe('a schema exported again', () => {
 
   test('a copied tree\'s child released before its root, then the root', () => {
     mark();
-    const batch = batchOf(names('r'));
-    acd.exportBatch(batch).release();
-    acd.exportBatch(batch).release();
-    const e = acd.exportBatch(batch);
+    const e = copiedExport(batchOf(names('r')));
     expect(acd.core.schemaRelease(schemaChild(e.schema, 2))).toBe(0);
     expect(s().ptr('ArrowSchema', schemaChild(e.schema, 2), 'release')).toBe(0);
     expect(s().cString(s().ptr('ArrowSchema', schemaChild(e.schema, 3), 'name'), 'name')).toBe('r3');

@@ -438,10 +438,9 @@ int AcdFlatInit(double* words, int64_t n_words, const char* strings, int64_t n_s
   unsigned char* schema_block = NULL;
   unsigned char* array_block = NULL;
   if (code == ACD_OK && schema != NULL) {
-    int64_t bytes = schema_bytes;
-    schema_block = AcdTreeBlockNew(ACD_KIND_SCHEMA_TREE, bytes, schema_size.nodes);
+    schema_block = AcdTreeBlockNew(ACD_KIND_SCHEMA_TREE, schema_bytes, schema_size.nodes);
     if (schema_block == NULL) {
-      code = AcdErrorSet(error, ENOMEM, "could not allocate %" PRId64 " bytes for its %" PRId64 " nodes", bytes,
+      code = AcdErrorSet(error, ENOMEM, "could not allocate %" PRId64 " bytes for its %" PRId64 " nodes", schema_bytes,
                          schema_size.nodes);
       AcdFlatPath(&w, "schema", -1, "", error);
     }

@@ -2,9 +2,9 @@
 // batches of a table or a stream, every export of a wide batch) describe the
 // same schema tree again and again, and checking and laying out its nodes
 // was about a third of exporting a batch of 1,000 int32 columns (issue 14).
-// After a schema tree of ACD_TEMPLATE_MIN_NODES nodes or more is made from a
-// descriptor, its block is kept with the descriptor words and string bytes it
-// was made from; a later descriptor that starts with the same words and
+// When a schema tree of ACD_TEMPLATE_MIN_NODES nodes or more is made from a
+// descriptor (the second time a schema like it is: below), its block is kept
+// with the descriptor words and string bytes it was made from; a later descriptor that starts with the same words and
 // strings gets a copy of that block, its pointers moved to where the copy is,
 // in place of the check and the layout. The words and strings decide every
 // byte of the tree, so the copy is the tree the descriptor describes.
@@ -12,8 +12,9 @@
 // The copies are kept with malloc (not counted in the library's bytes, as the
 // schema keys' arena is not: csrc/validate/schema_key.c), at most
 // ACD_TEMPLATE_SLOTS of them of at most ACD_TEMPLATE_MAX_BYTES each. A tree is
-// kept the second time a schema like it is made (by a cheap signature), so
-// that an export of a schema seen once does not pay for keeping it.
+// kept the second time a schema like it is made (by a cheap signature of the
+// last ACD_TEMPLATE_SEEN made), so that an export of a schema seen once does
+// not pay for keeping it.
 
 #include <stdlib.h>
 #include <string.h>

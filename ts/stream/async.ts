@@ -337,6 +337,12 @@ class AsyncProducer<T> implements ProducerCallbacks {
     return r.value;
   }
 
+  /** A failure to check or write the batch being sent: with its index. */
+  private batchError(e: unknown): ArrowCDeviceError {
+    const f = failure(e);
+    return new ArrowCDeviceError(`batch ${this.index}: ${f.message}`, f.errno, f.details);
+  }
+
   /** Exports batch into a task and hands it over; false when the stream is over. */
   private sendTask(batch: T): boolean {
     const t = this.target;
@@ -344,8 +350,7 @@ class AsyncProducer<T> implements ProducerCallbacks {
     try {
       item = this.toItem(batch, this.field!);
     } catch (e) {
-      const f = failure(e);
-      throw new ArrowCDeviceError(`batch ${this.index}: ${f.message}`, f.errno, f.details);
+      throw this.batchError(e);
     }
     const metadata = t.metadata(this.options.taskMetadata?.(batch, this.index) ?? null);
     let task: number;
@@ -353,9 +358,7 @@ class AsyncProducer<T> implements ProducerCallbacks {
       task = t.makeTask(item, this.field!, (wanted: boolean) => { if (wanted) this.stats.extracted++; else this.stats.discarded++; });
     } catch (e) {
       if (metadata !== 0) t.free(metadata);
-      // Writing the batch fails as checking it does: with its index.
-      const f = failure(e);
-      throw new ArrowCDeviceError(`batch ${this.index}: ${f.message}`, f.errno, f.details);
+      throw this.batchError(e);
     }
     this.index++;
     this.stats.tasks++;

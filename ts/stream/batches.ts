@@ -15,8 +15,8 @@ import { rawWriter, writeArrayFlat, type ArrayWriter, type SchemaPart } from '..
 import { parseDevice, type Device, type DeviceSpec } from '../device/device.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { constants } from '../abi/generated/layout.js';
-import { writeRaw, type RawArray } from '../model/raw.js';
-import { fieldsEqual, recordBatchField, typesEqual, typeToString, type Field, type Schema } from '../model/types.js';
+import type { RawArray } from '../model/raw.js';
+import { fieldsEqual, recordBatchField, typesEqual, typeToString, type DataType, type Field, type Schema } from '../model/types.js';
 
 export type { Device, DeviceSpec };
 
@@ -36,17 +36,16 @@ export function schemaField(schema: arrow.Schema): Field {
 }
 
 /**
- * The schema part of a batch (described once per apache-arrow Schema:
- * ts/arrow-js/schema-parts.ts), checked against the stream's field; a part
- * found equal to a stream's field is not compared again.
+ * Checks a batch's schema part (described once per apache-arrow Schema:
+ * ts/arrow-js/schema-parts.ts) against the stream's field; a part found
+ * equal to a stream's field is not compared again.
  */
-function checkedPart(stream: Field, batch: arrow.RecordBatch): SchemaPart {
+function checkPart(stream: Field, batch: arrow.RecordBatch): void {
   const part = batchSchemaPart(batch);
   if (equalTo.get(part) !== stream) {
     checkField(stream, part.field);
     equalTo.set(part, stream);
   }
-  return part;
 }
 const equalTo = new WeakMap<SchemaPart, Field>();
 
@@ -97,10 +96,14 @@ export interface StreamItem {
 export type ToItem<T> = (item: T, field: Field) => StreamItem;
 
 export const batchItem: ToItem<arrow.RecordBatch> = (batch, field) => {
-  checkedPart(field, batch);
-  const data = batch.data;
-  return { write: arrowWriter(data, field.type), raw: () => fromArrowData(data, field.type) };
+  checkPart(field, batch);
+  return dataItem(batch.data, field.type);
 };
+
+/** apache-arrow data of a type as a stream writes it: by the direct writer, or as its raw array. */
+function dataItem(data: arrow.Data, type: DataType): StreamItem {
+  return { write: arrowWriter(data, type), raw: () => fromArrowData(data, type) };
+}
 
 export const rawItem: ToItem<RawArray> = (raw, field) => {
   checkRaw(field, raw);
@@ -108,21 +111,21 @@ export const rawItem: ToItem<RawArray> = (raw, field) => {
 };
 
 /**
- * Writes a raw array (with the stream's field) into the ArrowDeviceArray at
- * out on `device`. On failure out is released. The CPU is written directly;
- * other devices go through the core's device export (`exportDeviceRaw(field,
- * raw, { device })`: buffers copied onto the device, a sync event recorded),
- * whose array is moved into out.
+ * Writes a stream's item (with the stream's field) into the ArrowDeviceArray
+ * at out on `device`. On failure out is released. The CPU is written by the
+ * item's writer; other devices go through the core's device export
+ * (`exportDeviceRaw(field, raw, { device })` of its raw array: buffers copied
+ * onto the device, a sync event recorded), whose array is moved into out.
  */
-export function writeDeviceRaw(acd: CoreRef, out: number, raw: RawArray, field: Field, device: Device): void {
+export function writeDeviceItem(acd: CoreRef, out: number, item: StreamItem, field: Field, device: Device): void {
   const core = acd.core;
   const s = core.structs;
   if (device.type === constants.ARROW_DEVICE_CPU) {
-    writeRaw(core, out + s.offsetOf('ArrowDeviceArray', 'array'), raw);
+    writeArrayFlat(core, out + s.offsetOf('ArrowDeviceArray', 'array'), item.write);
     core.deviceArrayInitDevice(out, constants.ARROW_DEVICE_CPU, -1);
     return;
   }
-  const exported = exportDeviceRaw(acd.core, field, raw, { device });
+  const exported = exportDeviceRaw(acd.core, field, item.raw(), { device });
   try {
     const type = s.i32('ArrowDeviceArray', exported.array, 'device_type');
     const id = s.i64('ArrowDeviceArray', exported.array, 'device_id');
@@ -135,20 +138,9 @@ export function writeDeviceRaw(acd: CoreRef, out: number, raw: RawArray, field: 
   }
 }
 
-/** Like writeDeviceRaw, for a stream's item: the CPU written by its writer. */
-export function writeDeviceItem(acd: CoreRef, out: number, item: StreamItem, field: Field, device: Device): void {
-  if (device.type !== constants.ARROW_DEVICE_CPU) {
-    writeDeviceRaw(acd, out, item.raw(), field, device);
-    return;
-  }
-  const core = acd.core;
-  writeArrayFlat(core, out + core.structs.offsetOf('ArrowDeviceArray', 'array'), item.write);
-  core.deviceArrayInitDevice(out, constants.ARROW_DEVICE_CPU, -1);
-}
-
-/** Like writeDeviceRaw, for an apache-arrow batch. */
+/** Like writeDeviceItem, for an apache-arrow batch (not checked against a stream). */
 export function writeDeviceBatch(acd: CoreRef, out: number, batch: arrow.RecordBatch, field: Field, device: Device): void {
-  writeDeviceRaw(acd, out, fromArrowData(batch.data, field.type), field, device);
+  writeDeviceItem(acd, out, dataItem(batch.data, field.type), field, device);
 }
 
 /** Writes a stream's item into the ArrowArray at out (CPU). On failure out is released. */
