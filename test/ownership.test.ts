@@ -155,11 +155,13 @@ describe('device arrays', () => {
   });
 });
 
-test('the FinalizationRegistry backstop frees handles that were never released', () => {
+test('the FinalizationRegistry backstop frees handles that were never released, a few or more than are kept pending in one job', () => {
   const script = join(__dirname, 'ownership', 'backstop.mjs');
   const r = spawnSync(process.execPath, ['--expose-gc', script], { encoding: 'utf8', timeout: 60_000 });
   expect(r.stderr).toBe('');
-  const { held, after } = JSON.parse(r.stdout);
-  expect(held).toBeGreaterThan(0);
-  expect(after).toBe(0);
+  const { few, many } = JSON.parse(r.stdout);
+  for (const { held, after } of [few, many]) {
+    expect(held).toBeGreaterThan(0);
+    expect(after).toBe(0);
+  }
 });
