@@ -155,6 +155,15 @@ describe('device arrays', () => {
   });
 });
 
+test('the backstop keeps nothing a released handle held until its job ends (20 copy imports of 8 MB, collected within one job)', () => {
+  const script = join(__dirname, 'ownership', 'retain.mjs');
+  const r = spawnSync(process.execPath, ['--expose-gc', script], { encoding: 'utf8', timeout: 60_000 });
+  expect(r.stderr).toBe('');
+  const { batchBytes, held } = JSON.parse(r.stdout);
+  // Less than one batch's copy: 20 of them (160 MB) stayed while the pending list held the handles.
+  expect(held).toBeLessThan(batchBytes);
+});
+
 test('the FinalizationRegistry backstop frees handles that were never released, a few or more than are kept pending in one job', () => {
   const script = join(__dirname, 'ownership', 'backstop.mjs');
   const r = spawnSync(process.execPath, ['--expose-gc', script], { encoding: 'utf8', timeout: 60_000 });

@@ -14,8 +14,13 @@
 // registered. Registering costs about 0.3 µs a handle in a hot loop, and
 // 0.6 to 3 µs right after large copies (V8 allocates each registration's
 // cell in the old generation: 13 times the page faults of a plain object).
-// Until then the handle is held here, at most PENDING_MAX of them: a job
-// that makes more registers those not yet released at once.
+// Until then a token of the handle is held here (not the handle: what the
+// handle holds, an imported copy's buffers, stays free to be collected once
+// the handle is released or dropped), at most PENDING_MAX of them: a job that
+// makes more registers those not yet released at once. The token is what is
+// registered: referenced by the handle alone once registered, it is
+// collected with the handle (or, for a handle dropped before, as soon as it
+// leaves this list).
 
 /** Symbol.dispose, or the registered symbol runtimes without it use for `using`. */
 export const dispose: typeof Symbol.dispose = Symbol.dispose ?? (Symbol.for('Symbol.dispose') as typeof Symbol.dispose);
@@ -39,20 +44,20 @@ const backstop = new FinalizationRegistry<Holder>((holder) => {
   }
 });
 
-/** Handles made in the current job and their holders, not registered yet. */
-let pendingHandles: Handle[] = [];
+/** The tokens of the handles made in the current job and their holders, not registered yet. */
+let pendingTokens: object[] = [];
 let pendingHolders: Holder[] = [];
 let flushQueued = false;
 const PENDING_MAX = 1024;
 
-/** Registers every pending handle not released yet, and forgets them all. */
+/** Registers the token of every pending handle not released yet, and forgets them all. */
 function registerPending(): void {
-  const handles = pendingHandles;
+  const tokens = pendingTokens;
   const holders = pendingHolders;
-  pendingHandles = [];
+  pendingTokens = [];
   pendingHolders = [];
-  for (let i = 0; i < handles.length; i++) {
-    if (holders[i]!.cleanup !== null) backstop.register(handles[i]!, holders[i]!);
+  for (let i = 0; i < tokens.length; i++) {
+    if (holders[i]!.cleanup !== null) backstop.register(tokens[i]!, holders[i]!);
   }
 }
 
@@ -69,6 +74,8 @@ function endOfJob(): void {
  */
 export abstract class Handle {
   readonly #holder: Holder;
+  /** What the backstop watches: referenced by this handle (and, until the end of the job, by the pending list) only. */
+  readonly #token: object;
 
   /**
    * Registers the backstop, at the end of the current job unless the handle is released by then.
@@ -78,9 +85,11 @@ export abstract class Handle {
    */
   protected constructor(cleanup: () => void) {
     const holder = { cleanup };
+    const token = {};
     this.#holder = holder;
-    if (pendingHandles.length >= PENDING_MAX) registerPending();
-    pendingHandles.push(this);
+    this.#token = token;
+    if (pendingTokens.length >= PENDING_MAX) registerPending();
+    pendingTokens.push(token);
     pendingHolders.push(holder);
     if (!flushQueued) {
       flushQueued = true;
