@@ -53,11 +53,18 @@ export class Descriptor {
   offsets: number[] = [];
   sizes: number[] = [];
   nSources = 0;
+  /**
+   * The schema part the descriptor starts with, or null: its words and
+   * strings are written from it into the core's memory (writeTo()), not
+   * copied here first; the first words and strings here are left as they are.
+   */
+  private head: SchemaPart | null = null;
 
   reset(): void {
     this.nWords = 0;
     this.nStrings = 0;
     this.nSources = 0;
+    this.head = null;
   }
 
   /** Room for n more words. */
@@ -129,11 +136,26 @@ export class Descriptor {
   /** Appends a schema part described before (the descriptor must be empty: its string offsets start at 0). */
   part(part: SchemaPart): void {
     if (this.nWords !== 0 || this.nStrings !== 0) throw new Error('a schema part goes first in a descriptor');
-    this.room(part.words.length).set(part.words);
+    this.room(part.words.length);
     this.nWords = part.words.length;
     if (part.strings.length > this.strings.length) this.growStrings(part.strings.length);
-    this.strings.set(part.strings);
     this.nStrings = part.strings.length;
+    this.head = part;
+  }
+
+  /** Writes the words from word `at` of f64 on, and the string bytes from byte `stringsAt` of u8 on. */
+  writeTo(f64: Float64Array, at: number, u8: Uint8Array, stringsAt: number): void {
+    const head = this.head;
+    let words = 0;
+    let strings = 0;
+    if (head !== null) {
+      f64.set(head.words, at);
+      u8.set(head.strings, stringsAt);
+      words = head.words.length;
+      strings = head.strings.length;
+    }
+    f64.set(this.words.subarray(words, this.nWords), at + words);
+    u8.set(this.strings.subarray(strings, this.nStrings), stringsAt + strings);
   }
 
   /**
@@ -217,6 +239,7 @@ export class Descriptor {
   clear(): void {
     for (let j = 0; j < this.nSources; j++) this.sources[j] = EMPTY;
     this.root = null;
+    this.head = null;
   }
 }
 
@@ -308,8 +331,7 @@ function transfer(core: Core, field: Field | SchemaPart | null, write: ArrayWrit
     const ptr = size <= scratch.bytes ? scratch.ptr : core.alloc(size);
     try {
       const before = heapViews(core.memory.buffer);
-      before.f64.set(d.words.subarray(0, nWords), ptr / 8);
-      before.u8.set(d.strings.subarray(0, nStrings), ptr + stringsAt);
+      d.writeTo(before.f64, ptr / 8, before.u8, ptr + stringsAt);
       call(ptr, nWords, ptr + stringsAt, nStrings);
       const views = heapViews(core.memory.buffer);
       const { f64, u8 } = views;
