@@ -44,10 +44,12 @@ const backstop = new FinalizationRegistry<Holder>((holder) => {
   }
 });
 
-/** The tokens of the handles made in the current job and their holders, not registered yet. */
+/**
+ * The tokens of the handles made in the current job and their holders, not
+ * registered yet. A microtask is queued whenever the list stops being empty.
+ */
 let pendingTokens: object[] = [];
 let pendingHolders: Holder[] = [];
-let flushQueued = false;
 const PENDING_MAX = 1024;
 
 /** Registers the token of every pending handle not released yet, and forgets them all. */
@@ -59,12 +61,6 @@ function registerPending(): void {
   for (let i = 0; i < tokens.length; i++) {
     if (holders[i]!.cleanup !== null) backstop.register(tokens[i]!, holders[i]!);
   }
-}
-
-/** The end of the job that made the first pending handle. */
-function endOfJob(): void {
-  flushQueued = false;
-  registerPending();
 }
 
 /**
@@ -89,12 +85,9 @@ export abstract class Handle {
     this.#holder = holder;
     this.#token = token;
     if (pendingTokens.length >= PENDING_MAX) registerPending();
+    if (pendingTokens.length === 0) queueMicrotask(registerPending);
     pendingTokens.push(token);
     pendingHolders.push(holder);
-    if (!flushQueued) {
-      flushQueued = true;
-      queueMicrotask(endOfJob);
-    }
   }
 
   /** Whether `release()` has been called (or the handle was consumed by a move). */
