@@ -204,6 +204,18 @@ describe('the key ids of the schemas a core remembers', () => {
     }
   });
 
+  test('two new cores, one import each in turn: the same key id, each its own schema', async () => {
+    // Both remember their first key under id 1: the last entry found (schema-cache.ts) names its core too.
+    const [one, two] = [await ArrowCDevice.load(), await ArrowCDevice.load()];
+    for (let round = 0; round < 2; round++) {
+      [one, two].forEach((which, i) => {
+        using e = which.exportBatch(batchOf(i === 0 ? 'in_one' : 'in_two', Int32Array.of(i)));
+        using imported = which.importBatch(e.schema, e.array, { mode: 'view' });
+        expect(imported.value.schema.fields.map((f) => f.name)).toEqual([i === 0 ? 'in_one' : 'in_two']);
+      });
+    }
+  });
+
   test('more schemas than the core remembers: every import reads its own, then the first ones again', () => {
     mark();
     // 300 distinct keys take every slot of the core's set (64) and of the table by id (256) more than once.

@@ -122,13 +122,24 @@ static uint32_t AcdKeyHash(const uint8_t* key, int64_t size) {
   return h;
 }
 
+// The slot the last lookup found or the last key was remembered in: a
+// producer sends one schema batch after batch, and that key is compared
+// first, without hashing it (a wide batch's key is tens of KB).
+static int64_t acd_key_last_slot;
+
 uint32_t AcdSchemaValidated(const uint8_t* key, int64_t size) {
   if (acd_key_arena == NULL) return 0;
+  const int64_t last = acd_key_last_slot;
+  if (acd_key_slots[last].size == size && AcdBytesSame(acd_key_arena + acd_key_slots[last].at, key, size)) {
+    return acd_key_slots[last].id;
+  }
   uint32_t h = AcdKeyHash(key, size);
   const int64_t slot = h % ACD_KEY_SLOTS;
   int same = acd_key_slots[slot].size == size && acd_key_slots[slot].hash == h &&
              AcdBytesSame(acd_key_arena + acd_key_slots[slot].at, key, size);
-  return same ? acd_key_slots[slot].id : 0;
+  if (!same) return 0;
+  acd_key_last_slot = slot;
+  return acd_key_slots[slot].id;
 }
 
 uint32_t AcdSchemaRememberValid(const uint8_t* key, int64_t size) {
@@ -148,5 +159,6 @@ uint32_t AcdSchemaRememberValid(const uint8_t* key, int64_t size) {
   acd_key_slots[slot].size = size;
   acd_key_slots[slot].id = ++acd_key_last_id;
   acd_key_arena_used += size;
+  acd_key_last_slot = slot;
   return acd_key_last_id;
 }

@@ -81,6 +81,8 @@ export interface CoreRef {
 }
 
 /** A loaded instance of the C core: its own memory, allocator and exports. */
+let serials = 0;
+
 export class Core {
   /**
    * The core's own memory as an address space (wasm32 layout): its
@@ -101,6 +103,12 @@ export class Core {
 
   /** For messages: 'the core' (loaded) or the linked module's name (attached). */
   readonly name: string;
+
+  /**
+   * A number no other Core of this process has: for caches that remember
+   * something of a core without holding it (ts/exchange/schema-cache.ts).
+   */
+  readonly serial = ++serials;
 
   private constructor(private readonly m: EmscriptenModule, slots: readonly string[], name = 'the core') {
     this.name = name;

@@ -59,13 +59,20 @@ type Plan = readonly Step[];
 /** By apache-arrow type (built once per imported schema, ts/arrow-js/import.ts); null: not this reader's. */
 const plans = new WeakMap<arrow.DataType, Plan | null>();
 
+/** The last type planned or looked up, checked before the WeakMap (as ts/exchange/schema-cache.ts's last entry). */
+let lastType: arrow.DataType | null = null;
+let lastPlan: Plan | null = null;
+
 function planOf(type: DataType, arrowType: arrow.DataType): Plan | null {
+  if (arrowType === lastType) return lastPlan;
   let plan = plans.get(arrowType);
   if (plan === undefined) {
     const steps: Step[] = [];
     plan = planInto(steps, type, arrowType) ? steps : null;
     plans.set(arrowType, plan);
   }
+  lastType = arrowType;
+  lastPlan = plan;
   return plan;
 }
 

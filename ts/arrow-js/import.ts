@@ -44,12 +44,16 @@ interface ArrowTypes {
   schema: arrow.Schema | null;
 }
 const built = new WeakMap<Field, Map<string, ArrowTypes>>();
+/** The types the last import without conversions used, checked before the maps (as schema-cache.ts's last entry). */
+let lastField: Field | null = null;
+let lastTypes: ArrowTypes | null = null;
 
 function arrowTypesOf(field: Field, convert: readonly Conversion[] = []): ArrowTypes {
+  if (field === lastField && convert.length === 0) return lastTypes!;
   const key = convert.length === 0 ? '' : convert.join(',');
   let byConvert = built.get(field);
   const hit = byConvert?.get(key);
-  if (hit !== undefined) return hit;
+  if (hit !== undefined) return key === '' ? rememberTypes(field, hit) : hit;
   let out: ArrowTypes;
   if (field.type.kind === 'struct') {
     const schema = toArrowSchema({ fields: field.type.children.map((f) => ({ ...f, type: convertedType(f.type, convert) })), metadata: field.metadata });
@@ -61,8 +65,16 @@ function arrowTypesOf(field: Field, convert: readonly Conversion[] = []): ArrowT
   if (Object.isFrozen(field)) {
     if (byConvert === undefined) built.set(field, byConvert = new Map());
     byConvert.set(key, out);
+    if (key === '') rememberTypes(field, out);
   }
   return out;
+}
+
+/** Makes a frozen field's types (no conversions) the last ones used. */
+function rememberTypes(field: Field, types: ArrowTypes): ArrowTypes {
+  lastField = field;
+  lastTypes = types;
+  return types;
 }
 
 /**
