@@ -8,6 +8,7 @@ import { QUICK_SIZES, makeSets, scaleSizes, type SetName } from '../ts/bench/dat
 import { PROGRAMS } from '../ts/bench/bundles.js';
 import { FIGURES, PENDING, TARGET_SETS, measuredOn } from '../ts/bench/figures.js';
 import { foreignOf, measureSet, type Ffi } from '../ts/bench/measure.js';
+import { structReader } from '../ts/bench/floors.js';
 import { WITHOUT_ENV } from '../ts/bench/optional.js';
 import { iterate } from '../ts/bench/timing.js';
 import { TARGETS, derive, resultTable, type Report, type SetReport } from '../ts/bench/report.js';
@@ -213,6 +214,50 @@ describe('bench', () => {
     expect(reps('slow')).toBeLessThanOrEqual(2);
     expect(reps('fast')).toBe(reps('slow'));
     expect(reps('alone')).toBeGreaterThan(10);
+  });
+
+  test('the struct-reading floor reads every struct of the trees: a change to any word, pointer array entry or string it reaches changes its sum', async () => {
+    const acd = await load();
+    const read = structReader(acd);
+    const batch = makeSets(scaleSizes(QUICK_SIZES, 0.01)).find((s) => s.name === 'nested')!.batches[0]!;
+    const dictionaries = makeSets(scaleSizes(QUICK_SIZES, 0.01)).find((s) => s.name === 'mixed')!.batches[0]!;
+    for (const b of [batch, dictionaries]) {
+      using e = acd.exportBatch(b);
+      const s = acd.core.structs;
+      const words = new Int32Array(acd.memory.buffer as ArrayBuffer);
+      const bytes = new Uint8Array(acd.memory.buffer as ArrayBuffer);
+      // Every struct of both trees, with the last word of each and (schemas) the first byte of its name.
+      const schemas: number[] = [];
+      const arrays: number[] = [];
+      const walk = (ptr: number, kind: 'ArrowSchema' | 'ArrowArray', out: number[]) => {
+        out.push(ptr);
+        const children = s.ptr(kind, ptr, 'children');
+        for (let c = 0; c < s.i64(kind, ptr, 'n_children'); c++) walk(s.ptrAt(children + 4 * c), kind, out);
+        const dictionary = s.ptr(kind, ptr, 'dictionary');
+        if (dictionary !== 0) walk(dictionary, kind, out);
+      };
+      walk(e.schema, 'ArrowSchema', schemas);
+      walk(e.array, 'ArrowArray', arrays);
+      expect(arrays.length).toBeGreaterThan(4);
+      const changes = (at: number, sum: () => number, view: Int32Array | Uint8Array) => {
+        const before = sum();
+        view[at]! += 1;
+        const after = sum();
+        view[at]! -= 1;
+        return after - before;
+      };
+      for (const p of schemas) {
+        expect(changes((p + s.size('ArrowSchema')) / 4 - 1, () => read.schema(e.schema), words)).toBe(1);
+        const name = s.ptr('ArrowSchema', p, 'name');
+        if (bytes[name] !== 0) expect(changes(name, () => read.schema(e.schema), bytes)).toBe(1);
+      }
+      for (const p of arrays) {
+        expect(changes((p + s.size('ArrowArray')) / 4 - 1, () => read.array(e.array), words)).toBe(1);
+        const buffers = s.ptr('ArrowArray', p, 'buffers');
+        const n = s.i64('ArrowArray', p, 'n_buffers');
+        if (n > 0) expect(changes(buffers / 4 + n - 1, () => read.array(e.array), words)).toBe(1);
+      }
+    }
   });
 
   test('--help prints the usage and exits 0', async () => {

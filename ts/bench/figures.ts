@@ -31,6 +31,7 @@ export const FIGURES: Figure[] = [
   { key: 'acd.importViewUnvalidated', label: "this library: import, view, validate 'none'", ref: 'acd.importView', moves: false },
   { key: 'floor.data', label: 'floor: Data/Vector objects over existing views', ref: 'acd.importView', moves: false },
   { key: 'floor.build', label: 'floor: the same, in apache-arrow RecordBatches', ref: 'acd.importView', moves: false },
+  { key: 'floor.structs', label: "floor: reading the fresh exports' struct trees (every word, pointer array entry, format and name)", ref: 'acd.importView', moves: false },
   { key: 'ffi.view', label: 'arrow-js-ffi: parseTable, view', ref: 'acd.importView', moves: false },
   { key: 'ipc.read', label: 'IPC: tableFromIPC over the bytes in wasm (views)', ref: 'acd.importView', moves: false },
   { key: 'acd.importCopy', label: 'this library: import, copy', ref: 'acd.importCopy', moves: true },

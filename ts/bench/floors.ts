@@ -83,3 +83,65 @@ export function floorBuilders(set: BenchSet): { data: () => arrow.Data[]; batche
     batches: () => batches.map((b) => new arrow.RecordBatch(b.schema, b.data() as arrow.Data<arrow.Struct>)),
   };
 }
+
+/**
+ * The struct-reading floor: what any importer reads before it builds
+ * anything, in the memory an export left. Every 32-bit word of every
+ * ArrowSchema and ArrowArray of the trees, every entry of their pointer
+ * arrays, and the bytes of every format and name (to their NUL), summed so
+ * that nothing is skipped. The trees are this library's exports, in the
+ * core's memory (wasm32 layout; counts below 2^31).
+ */
+export interface StructReader {
+  /** The sum of the schema tree at ptr. */
+  schema(ptr: number): number;
+  /** The sum of the array tree at ptr. */
+  array(ptr: number): number;
+}
+
+export function structReader(acd: ArrowCDevice): StructReader {
+  // Word (4-byte) indices of the fields read, and each struct's size in words.
+  const s = acd.core.structs;
+  const field = (struct: 'ArrowSchema' | 'ArrowArray', name: string) => s.offsetOf(struct, name) / 4;
+  const SCHEMA = { format: field('ArrowSchema', 'format'), name: field('ArrowSchema', 'name'), nChildren: field('ArrowSchema', 'n_children'),
+    children: field('ArrowSchema', 'children'), dictionary: field('ArrowSchema', 'dictionary'), words: s.size('ArrowSchema') / 4 };
+  const ARRAY = { nBuffers: field('ArrowArray', 'n_buffers'), nChildren: field('ArrowArray', 'n_children'), buffers: field('ArrowArray', 'buffers'),
+    children: field('ArrowArray', 'children'), dictionary: field('ArrowArray', 'dictionary'), words: s.size('ArrowArray') / 4 };
+  let w = new Int32Array(0);
+  let u8 = new Uint8Array(0);
+  const sum = (word: number, n: number) => {
+    let s = 0;
+    for (let i = word; i < word + n; i++) s = (s + w[i]!) | 0;
+    return s;
+  };
+  const text = (ptr: number) => {
+    let s = 0;
+    for (let i = ptr; ptr !== 0 && u8[i] !== 0; i++) s = (s + u8[i]!) | 0;
+    return s;
+  };
+  const schema = (ptr: number): number => {
+    const i = ptr >> 2;
+    let s = (sum(i, SCHEMA.words) + text(w[i + SCHEMA.format]! >>> 0) + text(w[i + SCHEMA.name]! >>> 0)) | 0;
+    const children = (w[i + SCHEMA.children]! >>> 0) >> 2;
+    for (let c = 0; c < w[i + SCHEMA.nChildren]!; c++) s = (s + schema(w[children + c]! >>> 0)) | 0;
+    const dictionary = w[i + SCHEMA.dictionary]! >>> 0;
+    return dictionary === 0 ? s : (s + schema(dictionary)) | 0;
+  };
+  const array = (ptr: number): number => {
+    const i = ptr >> 2;
+    let s = (sum(i, ARRAY.words) + sum((w[i + ARRAY.buffers]! >>> 0) >> 2, w[i + ARRAY.nBuffers]!)) | 0;
+    const children = (w[i + ARRAY.children]! >>> 0) >> 2;
+    for (let c = 0; c < w[i + ARRAY.nChildren]!; c++) s = (s + array(w[children + c]! >>> 0)) | 0;
+    const dictionary = w[i + ARRAY.dictionary]! >>> 0;
+    return dictionary === 0 ? s : (s + array(dictionary)) | 0;
+  };
+  const over = <T>(read: (ptr: number) => T) => (ptr: number): T => {
+    const buffer = acd.memory.buffer as ArrayBuffer;
+    if (w.buffer !== buffer) {
+      w = new Int32Array(buffer);
+      u8 = new Uint8Array(buffer);
+    }
+    return read(ptr);
+  };
+  return { schema: over(schema), array: over(array) };
+}

@@ -8,7 +8,7 @@ import type { ArrowCDevice, ExportedArray, ExportedStream, ForeignModule, Import
 import type { BenchSet } from './data.js';
 import { FIGURES, measuredOn } from './figures.js';
 import { seeded } from './random.js';
-import { bufferPieces, concatBuffers, floorBuilders, Scratch } from './floors.js';
+import { bufferPieces, concatBuffers, floorBuilders, Scratch, structReader, type StructReader } from './floors.js';
 import { iterate, type Iterations, type Timer, type Timing } from './timing.js';
 
 /** The part of arrow-js-ffi the benchmark uses. */
@@ -61,6 +61,7 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
   const pieces = bufferPieces(set);
   const all = concatBuffers(pieces);
   const floor = floorBuilders(set);
+  const readStructs = structReader(acd);
   // One export for the untimed check of whether arrow-js-ffi can read the set (it takes no ownership).
   const forFfi = ffiGiven === null ? [] : set.batches.map((b) => acd.exportBatch(b));
   let failed = true;
@@ -130,6 +131,7 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
         t.repeat('floor.data', floor.data);
         t.repeat('floor.build', floor.batches);
       },
+      (t) => structsFloor(acd, set, t, readStructs),
       ...(ffi === null ? [] : [
         (t: Timer, check: boolean) => ffiFresh(acd, ffi, set, t, false, 'ffi.view', check),
         (t: Timer, check: boolean) => ffiFresh(acd, ffi, set, t, true, 'ffi.copy', check),
@@ -187,7 +189,7 @@ const COPIES_OUT = ['floor.memcpyOut', 'floor.foreignMemcpyOut', 'acd.importCopy
  * repetitions mean more live exports, colder memory; for a floor, which
  * builds over the same typed arrays each time, hotter ones).
  */
-const VIEWS_OF_FRESH_EXPORTS = ['acd.importView', 'acd.importViewUnvalidated', 'ffi.view', 'foreign.importView', 'floor.data', 'floor.build'];
+const VIEWS_OF_FRESH_EXPORTS = ['acd.importView', 'acd.importViewUnvalidated', 'ffi.view', 'foreign.importView', 'floor.data', 'floor.build', 'floor.structs'];
 
 /** 0 … n − 1 in a random order (Fisher–Yates). */
 function shuffled(n: number, next: () => number): number[] {
@@ -243,6 +245,38 @@ function ffiFresh(acd: ArrowCDevice, ffi: Ffi, set: BenchSet, t: Timer, copy: bo
     exported.flat().forEach((e) => e.release());
   }
 }
+
+/**
+ * The struct-reading floor (floors.ts structReader) over fresh exports of the
+ * set, one per repetition, as this library's imports get them (untimed
+ * exports, made just before, as roundtrip() makes them): the schema tree
+ * once per repetition (an import of several batches imports it once) and
+ * every batch's array tree. As in repeat(), a repeated step first runs once
+ * untimed.
+ */
+function structsFloor(acd: ArrowCDevice, set: BenchSet, t: Timer, read: StructReader): void {
+  const reps = t.reps('floor.structs');
+  const warm = reps > 1 ? 1 : 0;
+  const exported: ExportedArray[][] = [];
+  const readAll = (e: ExportedArray[]) => {
+    let s = read.schema(e[0]!.schema);
+    for (const x of e) s = (s + read.array(x.array)) | 0;
+    return s;
+  };
+  try {
+    for (let r = 0; r < reps + warm; r++) exported.push(set.batches.map((b) => acd.exportBatch(b)));
+    let sum = warm ? readAll(exported[0]!) : 0;
+    t.run('floor.structs', () => {
+      for (let r = warm; r < exported.length; r++) sum = (sum + readAll(exported[r]!)) | 0;
+    }, reps);
+    structsRead = sum;
+  } finally {
+    exported.flat().forEach((e) => e.release());
+  }
+}
+
+/** The last struct-reading floor's sum: kept, so that no engine can drop the reads. */
+let structsRead = 0;
 
 /**
  * Exports the set (timed), imports every export (timed), checks once, releases

@@ -96,6 +96,8 @@ export function derive(s: SetReport): Record<string, number> {
     ipcToWasmOverExport: m('ipc.toWasm') / m('acd.export'),
     importViewOverFloor: m('acd.importView') / m('floor.build'),
     importViewOverFloorData: m('acd.importView') / m('floor.data'),
+    // Against what any importer does at least: read the structs, then build the Data objects.
+    importViewOverStructsAndData: m('acd.importView') / (m('floor.structs') + m('floor.data')),
     ipcReadOverImportView: m('ipc.read') / m('acd.importView'),
     ipcTotalOverRoundtripView: m('ipc.total') / m('acd.roundtripView'),
   };
