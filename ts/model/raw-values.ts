@@ -248,11 +248,24 @@ function valueAt(raw: RawArray, i: number, path: string): unknown {
   }
 }
 
+/**
+ * A JavaScript array holds at most 2^32 − 1 elements: more values (a long
+ * run-end encoded array, or lengths no validator checked) are an error that
+ * says so, not the engine's RangeError.
+ */
+function checkArrayLength(n: number, path: string, what: string): void {
+  if (n > MAX_JS_ARRAY) {
+    throw new ArrowCDeviceError(`${path}: ${what} has ${n} values, more than a JavaScript array holds (${MAX_JS_ARRAY})`, EOVERFLOW, path);
+  }
+}
+const MAX_JS_ARRAY = 2 ** 32 - 1;
+
 /** The values of child slots [start, start + size); map entries as [key, value] pairs. */
 function items(raw: RawArray, start: number, size: number, slot: number, path: string, map: boolean): unknown[] {
   const c = child(raw, 0, path);
   const at = `${path}.children[0]`;
   if (size < 0) throw new ArrowCDeviceError(`${path}: slot ${slot} has a negative size ${size}`, EINVAL, path);
+  checkArrayLength(size, path, `slot ${slot}`);
   const out: unknown[] = [];
   for (let j = start; j < start + size; j++) {
     const v = valueAt(c, childSlot(c, j, slot, at), at);
@@ -286,6 +299,7 @@ function findRun(runEnds: RawArray, i: number, path: string): number {
  * @param path - where the array is, for messages.
  */
 export function rawValues(raw: RawArray, path = 'array'): unknown[] {
+  checkArrayLength(raw.length, path, 'the array');
   const out = new Array<unknown>(raw.length);
   for (let i = 0; i < raw.length; i++) out[i] = valueAt(raw, raw.offset + i, path);
   return out;
