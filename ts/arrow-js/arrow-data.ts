@@ -188,11 +188,14 @@ export function convertedType(type: DataType, convert: readonly Conversion[]): D
     case 'map':
       return { ...type, entries: field(type.entries) };
     case 'dictionary':
-      return { ...type, valueType: convertedType(type.valueType, convert) };
+      return { ...type, indexType: type.indexType.bitWidth === 64 && convert.includes('dictionary_index64') ? INT32_INDEX : type.indexType,
+        valueType: convertedType(type.valueType, convert) };
     default:
       return type;
   }
 }
+
+const INT32_INDEX = { kind: 'int', bitWidth: 32, signed: true } as const;
 
 type TypedArrayCtor = {
   new (buffer: ArrayBufferLike, byteOffset: number, length: number): ArrayBufferView & ArrayLike<number | bigint>;
@@ -232,6 +235,10 @@ export function toArrowData(raw: RawArray, convert: readonly Conversion[] = [], 
 function checkConvertible(type: DataType, convert: readonly Conversion[], path: Path): void {
   if (type.kind === 'run_end_encoded' && !convert.includes('run_end_encoded')) throw notSupported(type, path, 'run_end_encoded', 'into plain values');
   if ((type.kind === 'list_view' || type.kind === 'large_list_view') && !convert.includes('list_view')) throw notSupported(type, path, 'list_view', 'into a list');
+  if (type.kind === 'dictionary' && type.indexType.bitWidth === 64 && !convert.includes('dictionary_index64')) {
+    // apache-arrow holds 64-bit indices, but its get() mixes the BigInt index with numbers.
+    throw notSupported(type, path, 'dictionary_index64', 'to int32 indices', 'a dictionary with 64-bit indices (apache-arrow cannot read through them)');
+  }
   if (type.kind === 'dictionary') checkConvertible(type.valueType, convert, { parent: path, suffix: '.dictionary' });
   const children = childFields(type);
   for (let i = 0; i < children.length; i++) checkConvertible(children[i]!.type, convert, { parent: path, suffix: i });
@@ -289,9 +296,9 @@ function toData(raw: RawArray, arrowType: arrow.DataType, convert: readonly Conv
     case 'dictionary': {
       const dictType = arrowType as arrow.Dictionary;
       const values = toData(raw.dictionary!, dictType.dictionary, convert, { parent: path, suffix: '.dictionary' });
-      data = new arrow.Data(arrowType, 0, phys, nc,
-        { 1: typed(buffers[1] ?? null, dictType.indices.ArrayType as unknown as TypedArrayCtor, path, 1), 2: validity } as never,
-        [], new arrow.Vector([values]));
+      const indices = type.indexType.bitWidth === 64 ? narrowedIndices(raw, path)
+        : typed(buffers[1] ?? null, dictType.indices.ArrayType as unknown as TypedArrayCtor, path, 1);
+      data = new arrow.Data(arrowType, 0, phys, nc, { 1: indices, 2: validity } as never, [], new arrow.Vector([values]));
       break;
     }
     case 'list_view': case 'large_list_view':
@@ -307,9 +314,36 @@ function toData(raw: RawArray, arrowType: arrow.DataType, convert: readonly Conv
   return raw.offset > 0 ? data.slice(raw.offset, raw.length) : data;
 }
 
-function notSupported(type: DataType, path: Path, conversion: Conversion, what: string): ArrowCDeviceError {
+/**
+ * A dictionary's 64-bit indices as a new Int32Array (the 'dictionary_index64'
+ * conversion): every slot read (checkShape checked those against the
+ * dictionary), 0 in a null one, whose index may be anything.
+ */
+function narrowedIndices(raw: RawArray, path: Path): Int32Array {
+  const phys = raw.offset + raw.length;
+  const wide = typed(raw.buffers[1] ?? null, (raw.type.kind === 'dictionary' && raw.type.indexType.signed ? BigInt64Array : BigUint64Array) as unknown as TypedArrayCtor,
+    path, 1) as BigInt64Array | BigUint64Array;
+  const validity = raw.buffers[0];
+  const out = new Int32Array(phys);
+  if (wide.length < phys) {
+    const what = `${pathText(path)}.buffers[1]`;
+    throw new ArrowCDeviceError(`${what}: expected ${phys} indices, found ${wide.length}`, EINVAL, what);
+  }
+  for (let i = 0; i < phys; i++) {
+    if (validity != null && (validity[i >> 3]! & (1 << (i & 7))) === 0) continue;
+    const index = wide[i]!;
+    if (index < 0n || index > 0x7fffffffn) {
+      const what = `${pathText(path)}.buffers[1]`;
+      throw new ArrowCDeviceError(`${what}: index ${index} at slot ${i} is outside the dictionary`, EINVAL, what);
+    }
+    out[i] = Number(index);
+  }
+  return out;
+}
+
+function notSupported(type: DataType, path: Path, conversion: Conversion, what: string, described = typeToString(type)): ArrowCDeviceError {
   const p = pathText(path);
-  return new ArrowCDeviceError(`${p}: ${typeToString(type)} is not supported by apache-arrow; import with ` +
+  return new ArrowCDeviceError(`${p}: ${described} is not supported by apache-arrow; import with ` +
     `{ convert: ['${conversion}'] } to convert it ${what}, or with importRaw to keep it as it is`, ENOSYS, p);
 }
 

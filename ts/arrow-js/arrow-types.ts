@@ -92,9 +92,10 @@ export function toArrowType(t: DataType): arrow.DataType {
       return t.mode === 'dense' ? new arrow.DenseUnion([...t.typeIds], children) : new arrow.SparseUnion([...t.typeIds], children);
     }
     case 'dictionary':
-      // arrow-js types its indices as 8..32-bit ints only, but 64-bit indices
-      // work at runtime (and the C interface allows them). null id: arrow-js
-      // assigns a fresh one.
+      // arrow-js types its indices as 8..32-bit ints only; it holds 64-bit ones
+      // (and the C interface allows them), but its get() cannot read through
+      // them: an import into apache-arrow refuses them unless converted
+      // (arrow-data.ts, 'dictionary_index64'). null id: arrow-js assigns a fresh one.
       return new arrow.Dictionary(toArrowType(t.valueType), toArrowType(t.indexType) as arrow.Int32, null, t.ordered);
     case 'list_view':
     case 'large_list_view':

@@ -54,8 +54,10 @@ export interface ImportOptions {
   validate?: ValidationLevel;
   /**
    * Types apache-arrow lacks to convert into ones it has: 'run_end_encoded'
-   * (expanded into plain values), 'list_view' (gathered into lists). Without
-   * it such data throws; importRaw keeps any type as it is.
+   * (expanded into plain values), 'list_view' (gathered into lists),
+   * 'dictionary_index64' (a dictionary's 64-bit indices narrowed to int32, one
+   * copy of them: apache-arrow holds 64-bit indices but cannot read through
+   * them). Without it such data throws; importRaw keeps any type as it is.
    */
   convert?: readonly Conversion[];
 }

@@ -457,6 +457,7 @@ export function extensionName(f: Field): string | null {
 /**
  * Types apache-arrow lacks, to convert on import into ones it has:
  * 'run_end_encoded' (expanded into plain values), 'list_view' (gathered
- * into lists).
+ * into lists), 'dictionary_index64' (a dictionary's 64-bit indices narrowed
+ * to int32: apache-arrow holds them but cannot read through them).
  */
-export type Conversion = 'run_end_encoded' | 'list_view';
+export type Conversion = 'run_end_encoded' | 'list_view' | 'dictionary_index64';

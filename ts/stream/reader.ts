@@ -217,7 +217,7 @@ export function arrowStreamSchema(schema: ImportedSchema, convert: readonly Conv
   } catch (e) {
     const f = failure(e);
     if (f.errno !== ENOSYS) throw e;
-    throw new ArrowCDeviceError(`schema: ${f.message}; read the stream with { convert: ['run_end_encoded', 'list_view'] }, ` +
+    throw new ArrowCDeviceError(`schema: ${f.message}; read the stream with { convert: ['run_end_encoded', 'list_view', 'dictionary_index64'] }, ` +
       'or as raw arrays (importRawArrayStream, importRawDeviceArrayStream, asyncRawConsumer) to keep every type as it is', ENOSYS);
   }
 }
