@@ -174,7 +174,7 @@ describe('streams of any field, not only record batches', () => {
   test('apache-arrow readers refuse such a schema, naming both ways out; the stream stays the caller\'s, read raw or converted', async () => {
     const guard = leakGuard(acd);
     const { schema, batch } = reeAndListView(9);
-    const hint = /^schema: run_end_encoded<.*> is not supported by apache-arrow; read the stream with \{ convert: \['run_end_encoded', 'list_view'\] \}, or as raw arrays \(importRawArrayStream, importRawDeviceArrayStream, asyncRawConsumer\)/;
+    const hint = /^schema: run_end_encoded<.*> is not supported by apache-arrow; read the stream with \{ convert: \['run_end_encoded', 'list_view', 'dictionary_index64'\] \}, or as raw arrays \(importRawArrayStream, importRawDeviceArrayStream, asyncRawConsumer\)/;
     for (const kind of ['array', 'device'] as const) {
       const s = kind === 'array' ? acd.exportRawArrayStream(schema, [batch]) : acd.exportRawDeviceArrayStream(schema, [batch]);
       const e = libraryError(() => (kind === 'array' ? acd.importArrayStream(s.ptr) : acd.importDeviceArrayStream(s.ptr)));

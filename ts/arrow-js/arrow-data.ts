@@ -14,6 +14,7 @@ import { intAt } from '../model/raw-values.js';
 import { concatRaws } from '../model/concat.js';
 import { childFields, typeToString, type DataType, type Field, type Schema } from '../model/types.js';
 import { gather, nullableBuilder } from './builders.js';
+import { narrowedIndices } from './indices.js';
 
 // ---- apache-arrow → raw -----------------------------------------------------
 
@@ -312,33 +313,6 @@ function toData(raw: RawArray, arrowType: arrow.DataType, convert: readonly Conv
         { 1: typed(buffers[1] ?? null, arrowType.ArrayType as unknown as TypedArrayCtor, path, 1), 2: validity } as never);
   }
   return raw.offset > 0 ? data.slice(raw.offset, raw.length) : data;
-}
-
-/**
- * A dictionary's 64-bit indices as a new Int32Array (the 'dictionary_index64'
- * conversion): every slot read (checkShape checked those against the
- * dictionary), 0 in a null one, whose index may be anything.
- */
-function narrowedIndices(raw: RawArray, path: Path): Int32Array {
-  const phys = raw.offset + raw.length;
-  const wide = typed(raw.buffers[1] ?? null, (raw.type.kind === 'dictionary' && raw.type.indexType.signed ? BigInt64Array : BigUint64Array) as unknown as TypedArrayCtor,
-    path, 1) as BigInt64Array | BigUint64Array;
-  const validity = raw.buffers[0];
-  const out = new Int32Array(phys);
-  if (wide.length < phys) {
-    const what = `${pathText(path)}.buffers[1]`;
-    throw new ArrowCDeviceError(`${what}: expected ${phys} indices, found ${wide.length}`, EINVAL, what);
-  }
-  for (let i = 0; i < phys; i++) {
-    if (validity != null && (validity[i >> 3]! & (1 << (i & 7))) === 0) continue;
-    const index = wide[i]!;
-    if (index < 0n || index > 0x7fffffffn) {
-      const what = `${pathText(path)}.buffers[1]`;
-      throw new ArrowCDeviceError(`${what}: index ${index} at slot ${i} is outside the dictionary`, EINVAL, what);
-    }
-    out[i] = Number(index);
-  }
-  return out;
 }
 
 function notSupported(type: DataType, path: Path, conversion: Conversion, what: string, described = typeToString(type)): ArrowCDeviceError {
