@@ -80,9 +80,10 @@ export interface CoreRef {
   readonly core: Core;
 }
 
-/** A loaded instance of the C core: its own memory, allocator and exports. */
+/** The serial number of the last Core made (Core.serial). */
 let serials = 0;
 
+/** A loaded instance of the C core: its own memory, allocator and exports. */
 export class Core {
   /**
    * The core's own memory as an address space (wasm32 layout): its

@@ -84,6 +84,14 @@ export function floorBuilders(set: BenchSet): { data: () => arrow.Data[]; batche
   };
 }
 
+/** Reads struct trees in a core's memory (structReader). */
+export interface StructReader {
+  /** The sum of the schema tree at ptr. */
+  schema(ptr: number): number;
+  /** The sum of the array tree at ptr. */
+  array(ptr: number): number;
+}
+
 /**
  * The struct-reading floor: what any importer reads before it builds
  * anything, in the memory an export left. Every 32-bit word of every
@@ -92,13 +100,6 @@ export function floorBuilders(set: BenchSet): { data: () => arrow.Data[]; batche
  * that nothing is skipped. The trees are this library's exports, in the
  * core's memory (wasm32 layout; counts below 2^31).
  */
-export interface StructReader {
-  /** The sum of the schema tree at ptr. */
-  schema(ptr: number): number;
-  /** The sum of the array tree at ptr. */
-  array(ptr: number): number;
-}
-
 export function structReader(acd: ArrowCDevice): StructReader {
   // Word (4-byte) indices of the fields read, and each struct's size in words.
   const s = acd.core.structs;
