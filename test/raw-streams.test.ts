@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArrowCDevice } from '../ts/api.js';
 import { EINVAL, ENOSYS } from '../ts/abi/errors.js';
-import { batchOf, listViewOf, runEndEncodedOf, fixed, binaryLike, slice } from '../ts/fixtures/build.js';
+import { batchOf, dictionaryOf, listViewOf, runEndEncodedOf, fixed, binaryLike, slice } from '../ts/fixtures/build.js';
 import { fixtureCases } from '../ts/fixtures/cases.js';
 import type { FixtureCase } from '../ts/fixtures/case.js';
 import { writeIntegrationJson } from '../ts/io/json/write.js';
@@ -142,6 +142,31 @@ function reeAndListView(n: number): { schema: Schema; batch: RawArray } {
   const fields = [t.field('ree', ree.type), t.field('lv', lv.type)];
   return { schema: { fields, metadata: null }, batch: slice(batchOf(fields, [ree, lv]), 1, 5) };
 }
+
+describe('streams of dictionaries with 64-bit indices', () => {
+  test('apache-arrow readers refuse their batches, naming the conversion; with it, the indices narrowed to int32 and the values as sent', async () => {
+    const guard = leakGuard(acd);
+    for (const indexType of [t.int64(), t.uint64()]) {
+      const field = t.field('d', t.dictionary(indexType, t.utf8()));
+      const schema = { fields: [field], metadata: null };
+      const stream = () => acd.exportRawArrayStream(schema, [[0, 1, null], [1, 1, 0]].map((ix) =>
+        batchOf([field], [dictionaryOf(field.type, ix, binaryLike(t.utf8(), ['p', 'q']))])));
+      const first = stream();
+      const refused = acd.importArrayStream(first.ptr);
+      const e = libraryError(() => refused.readAll());
+      expect([e.errno, e.message]).toEqual([ENOSYS, expect.stringMatching(/^batch 0: array.children\[0\]: a dictionary with 64-bit indices \(apache-arrow cannot read through them\) is not supported by apache-arrow; import with \{ convert: \['dictionary_index64'\] \}/)]);
+      refused.release();
+      first.release();
+      const second = stream();
+      const reader = acd.importArrayStream(second.ptr, { convert: ['dictionary_index64'] });
+      expect(String(reader.schema.fields[0]!.type)).toBe('Dictionary<Int32, Utf8>');
+      expect(reader.readAll().map((b) => b.getChild('d')!.toArray())).toEqual([['p', 'q', null], ['q', 'q', 'p']]);
+      reader.release();
+      second.release();
+    }
+    await guard.check();
+  });
+});
 
 describe('streams of any field, not only record batches', () => {
   test('a stream whose schema is a run-end encoded field: its raw arrays as they are, every kind, TS and C', async () => {
