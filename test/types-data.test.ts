@@ -255,7 +255,8 @@ test('a list view whose view runs past the child fails full validation', () => {
 
 describe('every batch case of the fixture corpus, through apache-arrow', () => {
   // An import into apache-arrow either refuses the data with the library's
-  // error or hands out batches whose every value apache-arrow can read: a
+  // error or hands out batches whose every value apache-arrow can read (values()
+  // normalizes each to its last nested element): a
   // dictionary with 64-bit indices was imported, and its every get() threw a
   // TypeError (fuzz seed 211), until the import named dictionary_index64.
   // The corpus has no dictionary with 64-bit indices (Arrow's own generators make none): one of each here.
@@ -284,7 +285,7 @@ describe('every batch case of the fixture corpus, through apache-arrow', () => {
         }
         try {
           for (const column of imported.value.schema.fields.map((_, i) => imported.value.getChildAt(i)!)) {
-            expect(() => values(column).forEach(spread)).not.toThrow();
+            expect(() => values(column)).not.toThrow();
           }
         } finally {
           imported.release();
@@ -297,8 +298,3 @@ describe('every batch case of the fixture corpus, through apache-arrow', () => {
     expect(acd.bytesAllocated()).toBe(start);
   });
 });
-
-/** Reads a value to its last nested element (lists, structs, maps are iterables). */
-function spread(v: unknown): void {
-  if (v !== null && typeof v === 'object' && Symbol.iterator in v) for (const x of v as Iterable<unknown>) spread(x);
-}

@@ -12,7 +12,7 @@ import { byteWidth, hasValidity, offsetWidth, pathText, type Path, type RawArray
 import { checkShape } from '../validate/raw-shape.js';
 import { intAt } from '../model/raw-values.js';
 import { concatRaws } from '../model/concat.js';
-import { childFields, typeToString, type DataType, type Field, type Schema } from '../model/types.js';
+import { childFields, int32, typeToString, type DataType, type Field, type Schema } from '../model/types.js';
 import { gather, nullableBuilder } from './builders.js';
 import { narrowedIndices } from './indices.js';
 
@@ -189,14 +189,12 @@ export function convertedType(type: DataType, convert: readonly Conversion[]): D
     case 'map':
       return { ...type, entries: field(type.entries) };
     case 'dictionary':
-      return { ...type, indexType: type.indexType.bitWidth === 64 && convert.includes('dictionary_index64') ? INT32_INDEX : type.indexType,
+      return { ...type, indexType: type.indexType.bitWidth === 64 && convert.includes('dictionary_index64') ? int32() : type.indexType,
         valueType: convertedType(type.valueType, convert) };
     default:
       return type;
   }
 }
-
-const INT32_INDEX = { kind: 'int', bitWidth: 32, signed: true } as const;
 
 type TypedArrayCtor = {
   new (buffer: ArrayBufferLike, byteOffset: number, length: number): ArrayBufferView & ArrayLike<number | bigint>;
