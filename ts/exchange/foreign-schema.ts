@@ -4,11 +4,15 @@
 // csrc/model/tree_block.c's (or in the core's scratch area, for a schema
 // used by one import only). Every read of the other memory is
 // bounds-checked first; the tree is walked twice (foreign-walk.ts): to check
-// every node and count the bytes, then to write the copy.
+// every node and count the bytes, then to write the copy. The core keeps the
+// last copy in its scratch area that was validated (lastCopyOf): an import
+// whose foreign tree holds the same bytes (a producer's batches of one
+// schema) compares instead of copying and checking again.
 
 import type { Core } from '../abi/core.js';
 import type { StructReader } from '../abi/structs.js';
 import { metadataBytesAt } from '../model/metadata.js';
+import type { Field } from '../model/types.js';
 import { align4, align8, SCHEMA_COPY_KIND, TREE_HEADER, Walk, words } from './foreign-walk.js';
 import type { ForeignSource } from './options.js';
 
@@ -44,6 +48,8 @@ export function copySchemaTree(core: Core, from: ForeignSource, ptr: number, scr
   const s = from.space.structs;
   const o = words(s).schema;
   const size = o.size;
+  // The scratch area is written below: the copy it held is gone.
+  if (scratch !== null) lastCopies.delete(core);
   const w = new Walk('schema', ptr);
   // The byte lengths of the strings, and the metadata, found in the first walk.
   const strings: number[] = [];
@@ -188,4 +194,99 @@ function stringSize(s: StructReader, bytes: Uint8Array, address: number, w: Walk
   const end = bytes.indexOf(0, near);
   if (end < 0) w.fail(i, suffix, `string at ${address} is not NUL-terminated`);
   return end - address;
+}
+
+/** A copy in the core's scratch area that was validated, and its field (LastCopy's callers). */
+export interface LastCopy {
+  /** The root struct, at the start of the scratch area. */
+  readonly root: number;
+  /** The bytes of the scratch area it takes. */
+  readonly taken: number;
+  /** The field read from it (frozen: the schema cache's). */
+  readonly field: Field;
+}
+
+const lastCopies = new WeakMap<Core, LastCopy>();
+
+/**
+ * Keeps `copy` (in the scratch area, without metadata, validated) as the
+ * core's last copy, whose field an import of the same bytes takes
+ * (lastCopyOf). Only a frozen field is kept: imports share it.
+ */
+export function rememberCopy(core: Core, copy: SchemaCopy, field: Field): void {
+  if (copy.taken > 0 && !copy.metadata && Object.isFrozen(field)) lastCopies.set(core, { root: copy.root, taken: copy.taken, field });
+}
+
+/** The bytes at the start of the scratch area the last copy holds (0: none); a shadow goes after them. */
+export function scratchHeld(core: Core): number {
+  return lastCopies.get(core)?.taken ?? 0;
+}
+
+/** Lets the scratch area's start be written over. */
+export function forgetCopy(core: Core): void {
+  lastCopies.delete(core);
+}
+
+/**
+ * The core's last copy when the foreign tree at `ptr` holds the same bytes
+ * (formats, names, flags, counts, no metadata, the same shape) and passes
+ * the checks copySchemaTree makes of every node, else null: then the tree
+ * is copied, which finds the fault and names it. Reads the other memory
+ * only within it; writes nothing.
+ */
+export function lastCopyOf(core: Core, from: ForeignSource, ptr: number): LastCopy | null {
+  const last = lastCopies.get(core);
+  if (last === undefined) return null;
+  const s = from.space.structs;
+  const o = words(s).schema;
+  const size = o.size;
+  const src = from.space.bytes;
+  const limit = src.length;
+  const u32 = new Uint32Array(src.buffer, 0, limit >> 2);
+  const out = core.bytes;
+  const outWords = new Uint32Array(out.buffer, 0, out.length >> 2);
+  // The copy's node i, breadth first as written: the root, then the block's structs in a row.
+  const block = last.root + align8(size);
+  const nodes = outWords[(block >> 2) + 1]!;
+  const w = new Walk('schema', ptr);
+  for (let i = 0; i < w.ptrs.length; i++) {
+    const node = w.ptrs[i]!;
+    if (i >= nodes || !(node > 0 && node + size <= limit) || (node & 3) !== 0) return null;
+    try {
+      w.visit(i);
+    } catch {
+      return null;
+    }
+    const at = node >> 2;
+    const to = (i === 0 ? last.root : block + TREE_HEADER + (i - 1) * size) >> 2;
+    if (u32[at + o.release] === 0 || u32[at + o.metadata] !== 0) return null;
+    if (!sameString(src, u32[at + o.format]!, out, outWords[to + o.format]!)) return null;
+    const name = u32[at + o.name]!;
+    const copied = outWords[to + o.name]!;
+    if ((name === 0) !== (copied === 0) || (name !== 0 && !sameString(src, name, out, copied))) return null;
+    if (u32[at + o.flags] !== outWords[to + o.flags] || u32[at + o.flags + 1] !== outWords[to + o.flags + 1]) return null;
+    const n = outWords[to + o.nChildren]!;
+    if (u32[at + o.nChildren] !== n || u32[at + o.nChildren + 1] !== 0) return null;
+    if (n > 0) {
+      const children = u32[at + o.children]!;
+      if (!(children > 0 && children + 4 * n <= limit) || (children & 3) !== 0) return null;
+      for (let c = 0; c < n; c++) w.add(u32[(children >> 2) + c]!, i, c);
+    }
+    const dictionary = u32[at + o.dictionary]!;
+    if ((dictionary === 0) !== (outWords[to + o.dictionary] === 0)) return null;
+    if (dictionary !== 0) w.add(dictionary, i, -1);
+  }
+  // Node for node the same counts and dictionaries: the same shape, all of it compared.
+  return last;
+}
+
+/** Whether the NUL-terminated string at `at` of src, within it, holds the bytes of the one at `copied` of out. */
+function sameString(src: Uint8Array, at: number, out: Uint8Array, copied: number): boolean {
+  if (at === 0) return false;
+  for (let k = 0; ; k++) {
+    if (at + k >= src.length) return false;
+    const c = out[copied + k]!;
+    if (src[at + k] !== c) return false;
+    if (c === 0) return true;
+  }
 }

@@ -10,6 +10,7 @@
 import type { Core } from '../abi/core.js';
 import { ENOSYS } from '../abi/errors.js';
 import type { StructReader } from '../abi/structs.js';
+import { forgetCopy, scratchHeld } from './foreign-schema.js';
 import { WINDOW_BASE, WINDOW_SIZE, Walk, words } from './foreign-walk.js';
 import type { ForeignSource } from './options.js';
 
@@ -60,11 +61,18 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
   }
 
   const nodes = w.ptrs.length;
-  // In the core's scratch area when it fits (no allocation, no call), past the `taken` bytes a schema copy holds there.
+  // In the core's scratch area when it fits (no allocation, no call), past
+  // the `taken` bytes this import's schema copy holds there, and past the
+  // last copy kept for the next imports when there is room.
   const scratch = core.shadowScratch;
   const bytesNeeded = nodes * size + pointerBytes;
-  const inScratch = taken + bytesNeeded <= scratch.bytes;
-  const block = inScratch ? scratch.at + taken : core.alloc(bytesNeeded);
+  let start = Math.max(taken, scratchHeld(core));
+  if (start + bytesNeeded > scratch.bytes && taken + bytesNeeded <= scratch.bytes) {
+    forgetCopy(core);
+    start = taken;
+  }
+  const inScratch = start + bytesNeeded <= scratch.bytes;
+  const block = inScratch ? scratch.at + start : core.alloc(bytesNeeded);
   try {
     const release = core.treeReleases.shadowArray;
     // The other memory may be this one: a view again after the allocation.

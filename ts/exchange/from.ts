@@ -13,7 +13,7 @@ import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL, withContext } from '../abi/errors.js';
 import { readRaw, writeRaw } from '../model/raw.js';
 import type { Field, Schema } from '../model/types.js';
-import { copySchemaTree } from './foreign-schema.js';
+import { copySchemaTree, lastCopyOf, rememberCopy } from './foreign-schema.js';
 import { validateThroughWindow } from './foreign-shadow.js';
 import { WINDOW_SIZE } from './foreign-walk.js';
 import { Imported, ImportedSchema, recordSchema, type ReadSchema, type Reader } from './handles.js';
@@ -56,9 +56,13 @@ export interface ImportSchema extends ReadSchema {
  * to release; valid until the next import), else into an ImportedSchema. A
  * copy whose key is in the schema cache is a schema validated before
  * (equal keys, equal trees) and is not validated again, unless it has
- * metadata (whose key is its size in bytes as the C reader finds it).
+ * metadata (whose key is its size in bytes as the C reader finds it). A
+ * tree of the same bytes as the scratch area's last validated copy is not
+ * copied: that copy serves (lastCopyOf).
  */
 export function schemaForImport(core: Core, from: ForeignSource, ptr: number): ImportSchema {
+  const last = lastCopyOf(core, from, ptr);
+  if (last !== null) return new CopiedSchema(last.field, last.root, last.taken, null);
   let copy;
   try {
     copy = copySchemaTree(core, from, ptr, core.shadowScratch);
@@ -82,6 +86,7 @@ export function schemaForImport(core: Core, from: ForeignSource, ptr: number): I
   } catch (e) {
     throw named(from, e);
   }
+  rememberCopy(core, copy, field);
   return new CopiedSchema(field, copy.root, copy.taken, null);
 }
 
