@@ -8,6 +8,7 @@
 // lastError() (and its path in a struct tree with lastErrorPath()), which the TypeScript side turns into one error class.
 
 #include <emscripten/bind.h>
+#include <emscripten/emscripten.h>
 
 #include <cstdint>
 #include <string>
@@ -49,6 +50,16 @@ void ForeignMap(double origin, double size) {
 }
 
 }  // namespace
+
+// Alloc, Free and the two releases as plain wasm exports too: embind's
+// generic invoker costs about 0.2 µs a call, twenty times an allocation,
+// and these run for every handle (its structs freed and released), and on
+// every import in view mode from a module whose allocator is a core's
+// (ts/abi/core.ts calls these when the module has them).
+extern "C" EMSCRIPTEN_KEEPALIVE uintptr_t acd_alloc(double size) { return Alloc(size); }
+extern "C" EMSCRIPTEN_KEEPALIVE void acd_free(uintptr_t ptr) { Free(ptr); }
+extern "C" EMSCRIPTEN_KEEPALIVE int acd_schema_release(uintptr_t schema) { return SchemaRelease(schema); }
+extern "C" EMSCRIPTEN_KEEPALIVE int acd_array_release(uintptr_t array) { return ArrayRelease(array); }
 
 EMSCRIPTEN_BINDINGS(arrow_c_device) {
   using emscripten::function;

@@ -26,6 +26,11 @@ interface EmscriptenModule extends CoreExports {
     acd_batch_import?: (schema: number, array: number, level: number) => number;
     acd_array_import?: (schema: number, src: number, level: number, schemaValid: number) => number;
     acd_array_validate_foreign?: (schema: number, array: number, level: number, mapped: number) => number;
+    /** alloc, free and the releases as plain wasm exports (csrc/abi/bindings.cpp); a linked module may lack them. */
+    acd_alloc?: (size: number) => number;
+    acd_free?: (ptr: number) => void;
+    acd_schema_release?: (schema: number) => number;
+    acd_array_release?: (array: number) => number;
     /** flatExport as a plain wasm export (csrc/model/bindings.cpp); a linked module may lack it. */
     acd_flat_export?: (words: number, nWords: number, strings: number, nStrings: number, arraySize: number) => number;
   };
@@ -247,13 +252,17 @@ export class Core {
 
   /** Allocates size zeroed bytes (counted); throws when out of memory. */
   alloc(size: number): number {
-    const ptr = this.m.alloc(size);
+    // The plain export when the module has it (a pointer crosses as a signed i32: unsigned again).
+    const raw = this.m.asm.acd_alloc;
+    const ptr = raw !== undefined ? raw(size) >>> 0 : this.m.alloc(size);
     if (ptr === 0) throw new ArrowCDeviceError(`out of wasm memory allocating ${size} bytes`, ENOMEM);
     return ptr;
   }
 
   free(ptr: number): void {
-    this.m.free(ptr);
+    const raw = this.m.asm.acd_free;
+    if (raw !== undefined) raw(ptr);
+    else this.m.free(ptr);
   }
 
   schemaInit(schema: number, format: string, name: string | null, metadata: Uint8Array | null,
@@ -303,8 +312,14 @@ export class Core {
    * marked released, what it holds leaks, and the code (EINVAL, message in
    * lastErrorMessage()) says so. Cleanup paths may ignore it.
    */
-  schemaRelease(schema: number): number { return this.m.schemaRelease(schema); }
-  arrayRelease(array: number): number { return this.m.arrayRelease(array); }
+  schemaRelease(schema: number): number {
+    const raw = this.m.asm.acd_schema_release;
+    return raw !== undefined ? raw(schema) : this.m.schemaRelease(schema);
+  }
+  arrayRelease(array: number): number {
+    const raw = this.m.asm.acd_array_release;
+    return raw !== undefined ? raw(array) : this.m.arrayRelease(array);
+  }
 
   /** The core's last error message (of the last failed call). */
   lastErrorMessage(): string {
