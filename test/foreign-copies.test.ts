@@ -10,15 +10,13 @@ import * as arrow from 'apache-arrow';
 import { EINVAL } from '../ts/abi/errors.js';
 import { ArrowCDevice } from '../ts/api.js';
 import type { ForeignModule } from '../ts/foreign/module.js';
-import { libraryError, values } from './helpers.js';
+import { coreAsModule, libraryError, twoCores, values } from './helpers.js';
 
 let acd: ArrowCDevice;
 let other: ArrowCDevice;
 let from: ForeignModule;
 beforeAll(async () => {
-  acd = await ArrowCDevice.load();
-  other = await ArrowCDevice.load();
-  from = acd.foreign({ memory: other.memory, table: other.core.table, malloc: (n) => other.core.alloc(n), free: (p) => other.core.free(p) }, 'other');
+  ({ acd, other, from } = await twoCores());
 });
 
 function batch(): arrow.RecordBatch {
@@ -66,7 +64,7 @@ describe('a schema tree copied into one block', () => {
 
   test('a child pointer aimed outside the block is not followed: no trap, the block is kept (the safe outcome)', async () => {
     const own = await ArrowCDevice.load();
-    const o = own.foreign({ memory: other.memory, table: other.core.table, malloc: (n) => other.core.alloc(n), free: (p) => other.core.free(p) }, 'other');
+    const o = coreAsModule(own, other);
     const e = other.exportBatch(batch());
     const s = own.importSchema(e.schema, { from: o });
     const st = own.core.structs;

@@ -13,15 +13,13 @@ import { ArrowCDevice } from '../ts/api.js';
 import { compareBatches, schemaDifferences } from '../ts/arrow-js/compare.js';
 import { scratchHeld } from '../ts/exchange/foreign-schema.js';
 import type { ForeignModule } from '../ts/foreign/module.js';
-import { libraryError } from './helpers.js';
+import { coreAsModule, libraryError, twoCores } from './helpers.js';
 
 let acd: ArrowCDevice;
 let other: ArrowCDevice;
 let from: ForeignModule;
 beforeAll(async () => {
-  acd = await ArrowCDevice.load();
-  other = await ArrowCDevice.load();
-  from = acd.foreign({ memory: other.memory, table: other.core.table, malloc: (n) => other.core.alloc(n), free: (p) => other.core.free(p) }, 'other');
+  ({ acd, other, from } = await twoCores());
 });
 
 const int32 = () => arrow.vectorFromArray([1, 2, null], new arrow.Int32()).data[0]!;
@@ -123,7 +121,7 @@ describe('a kept copy', () => {
       const e = other.exportBatch(base());
       const s = from.space.structs;
       s.setPtr('ArrowSchema', child(e.schema, s, 1), 'name', 0);
-      const f = core.foreign({ memory: other.memory, table: other.core.table, malloc: (n) => other.core.alloc(n), free: (p) => other.core.free(p) }, 'other');
+      const f = coreAsModule(core, other);
       const back = core.importBatch(e.schema, e.array, { from: f, mode: 'view' });
       const names = back.value.schema.fields.map((field) => field.name);
       back.release();

@@ -7,6 +7,7 @@ import * as arrow from 'apache-arrow';
 import { ArrowCDeviceError } from '../ts/abi/errors.js';
 import { ArrowCDevice } from '../ts/api.js';
 import { compareBatches, normalize } from '../ts/arrow-js/compare.js';
+import type { ForeignModule } from '../ts/foreign/module.js';
 
 /**
  * Registers an afterEach that expects the live bytes of acd() back where the
@@ -111,4 +112,16 @@ export function libraryError(f: () => unknown): ArrowCDeviceError {
     throw e;
   }
   throw new Error('expected an ArrowCDeviceError');
+}
+
+/** `other` (a second core) seen by `acd` as another module: its memory, table and allocator, named 'other'. */
+export function coreAsModule(acd: ArrowCDevice, other: ArrowCDevice): ForeignModule {
+  return acd.foreign({ memory: other.memory, table: other.core.table, malloc: (n) => other.core.alloc(n), free: (p) => other.core.free(p) }, 'other');
+}
+
+/** Two cores, the second seen by the first as another module (coreAsModule). */
+export async function twoCores(): Promise<{ acd: ArrowCDevice; other: ArrowCDevice; from: ForeignModule }> {
+  const acd = await ArrowCDevice.load();
+  const other = await ArrowCDevice.load();
+  return { acd, other, from: coreAsModule(acd, other) };
 }

@@ -8,7 +8,7 @@ import * as arrow from 'apache-arrow';
 import { EINVAL } from '../ts/abi/errors.js';
 import { ArrowCDevice } from '../ts/api.js';
 import { ARROW_C_ARRAY, ARROW_C_SCHEMA, ARROW_C_STREAM, type ArrowCProvider } from '../ts/exchange/protocol.js';
-import { libraryError as error } from './helpers.js';
+import { coreAsModule, libraryError as error } from './helpers.js';
 
 let acd: ArrowCDevice;
 beforeAll(async () => { acd = await ArrowCDevice.load(); });
@@ -48,7 +48,7 @@ describe('the protocol', () => {
 
   test('any object offering the method will do; in another memory it is imported { from } it', async () => {
     const other = await ArrowCDevice.load();
-    const into = acd.foreign({ memory: other.memory, table: other.core.table, malloc: (n) => other.core.alloc(n), free: (p) => other.core.free(p) }, 'other');
+    const into = coreAsModule(acd, other);
     const e = acd.exportBatch(batch(7), { into });
     const provider = { [Symbol.for('arrow.c_array')]: () => e[ARROW_C_ARRAY]() };
     const b = acd.importBatch(provider as ArrowCProvider, { validate: 'full' });
@@ -176,7 +176,7 @@ describe('requestedSchema (best effort, as PyCapsule requested_schema)', () => {
 
   test.each(['core', 'another module'] as const)('32-bit offsets to 64-bit and back, in %s: the data converted, names kept', async (where) => {
     const other = where === 'core' ? undefined : await ArrowCDevice.load();
-    const into = other === undefined ? undefined : acd.foreign({ memory: other.memory, table: other.core.table, malloc: (n) => other.core.alloc(n), free: (p) => other.core.free(p) }, 'other');
+    const into = other === undefined ? undefined : coreAsModule(acd, other);
     const e = acd.exportBatch(strings(new arrow.Utf8()), { into });
     const wide = schemaOf(new arrow.LargeUtf8(), largeList);
     const b = acd.importBatch(e as unknown as ArrowCProvider, { requestedSchema: wide, validate: 'full' });
