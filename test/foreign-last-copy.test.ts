@@ -82,7 +82,7 @@ describe.each(['view', 'copy'] as const)('in %s mode', (mode) => {
 });
 
 describe('a kept copy', () => {
-  /** Exports the base batch, lets `corrupt` change its schema in the other memory, imports; returns the error. */
+  /** Exports the base batch, lets `corrupt` change its schema in the other memory, imports: the error expected, nothing moved; then, put back, the import. */
   function corrupted(corrupt: (schema: number, s: ForeignModule['space']['structs']) => void, expectedMessage: RegExp): void {
     roundTrip(base(), 'view');
     const e = other.exportBatch(base());

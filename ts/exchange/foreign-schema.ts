@@ -196,7 +196,7 @@ function stringSize(s: StructReader, bytes: Uint8Array, address: number, w: Walk
   return end - address;
 }
 
-/** A copy in the core's scratch area that was validated, and its field (LastCopy's callers). */
+/** A copy in the core's scratch area that was validated, and its field (what lastCopyOf finds). */
 export interface LastCopy {
   /** The root struct, at the start of the scratch area. */
   readonly root: number;
