@@ -248,8 +248,8 @@ typedef int (*AcdForeignRead)(uint64_t address, void* dst, size_t n);
 
 // Maps `size` bytes of the foreign memory from address `origin` (window
 // offset 0 is foreign address origin), at most ACD_FOREIGN_ADDRESS_SIZE - 1,
-// read through `read`; a NULL read or size 0 unmaps. Either way the cache is
-// dropped.
+// read through `read`; a NULL read or size 0 unmaps. Either way the cache and
+// the preloaded entries are dropped.
 void AcdForeignMap(AcdForeignRead read, uint64_t origin, uint64_t size);
 
 #if defined(__EMSCRIPTEN__)
@@ -267,6 +267,32 @@ int AcdForeignRangeReadable(uintptr_t address, int64_t size);
 // end of the mapped part (origin + size).
 uint64_t AcdForeignAddressOf(uintptr_t address);
 uint64_t AcdForeignEnd(void);
+
+// Bytes of the mapped memory handed in before a validation by an embedder
+// that knows which reads the validator makes (at 'default', an offsets
+// buffer's first and last entries): a read that falls within one is served
+// from it, without a call of the reader. Up to ACD_FOREIGN_PRELOADS entries
+// of up to 8 bytes each, every one a copy of the mapped memory's bytes at
+// `at` (a window offset) when it is handed in; AcdForeignMap drops them.
+#define ACD_FOREIGN_PRELOADS 64
+struct AcdForeignPreload {
+  uint64_t at;
+  uint32_t size;
+  uint32_t unused;
+  uint8_t bytes[8];
+};
+
+// Adds one entry (a copy of the n bytes at `at`); nonzero, and nothing
+// added, when the table is full, n is 0 or above 8, or the range is not
+// within the mapped size.
+int AcdForeignPreload(uint64_t at, const void* bytes, size_t n);
+
+// The table itself, for an embedder that writes its entries in place (the
+// TypeScript side, ts/exchange/foreign-shadow.ts), then declares how many
+// with AcdForeignPreloaded after AcdForeignMap. Entries whose range is not
+// within the mapped size, or whose size is 0 or above 8, are never used.
+struct AcdForeignPreload* AcdForeignPreloadTable(void);
+void AcdForeignPreloaded(int count);
 
 // A read of n bytes at a foreign-window address (AcdLoad's slow path).
 void AcdForeignLoad(const void* ptr, void* dst, size_t n);

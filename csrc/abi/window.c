@@ -7,7 +7,8 @@
 // validator's reads at 'default' are a few values, an offsets buffer's first
 // and last entries: two calls into JS cost less than copying the 4 KiB
 // between them, issue 14) and doubles while a scan goes on past its end, up
-// to 16 KiB.
+// to 16 KiB. Before the lines, a read looks in the preloaded entries: bytes
+// the embedder read itself and handed in with the mapping.
 
 #include <string.h>
 
@@ -50,6 +51,8 @@ static uint64_t acd_origin = 0;
 static uint64_t acd_size = 0;
 static uint64_t acd_tick = 0;
 static struct AcdWindowLine acd_lines[ACD_WINDOW_LINES];
+static struct AcdForeignPreload acd_preloads[ACD_FOREIGN_PRELOADS];
+static int acd_preload_count = 0;
 
 void AcdForeignMap(AcdForeignRead read, uint64_t origin, uint64_t size) {
   if (size >= (uint64_t)ACD_FOREIGN_ADDRESS_SIZE) size = (uint64_t)ACD_FOREIGN_ADDRESS_SIZE - 1;
@@ -57,6 +60,46 @@ void AcdForeignMap(AcdForeignRead read, uint64_t origin, uint64_t size) {
   acd_origin = origin;
   acd_size = acd_read != NULL ? size : 0;
   for (int k = 0; k < ACD_WINDOW_LINES; k++) acd_lines[k].size = 0;
+  acd_preload_count = 0;
+}
+
+// ---- preloaded bytes ----------------------------------------------------------
+// The validator's reads at 'default' are a few values per node (an offsets
+// buffer's first and last entries), each a call of the reader, which on wasm
+// is a call into JavaScript (issue 14: about a seventh of an import of a
+// small batch from another module). The TypeScript side, which knows the
+// schema, reads those values itself while it writes the shadow and hands
+// them in here; a read they do not cover goes to the lines as before.
+
+int AcdForeignPreload(uint64_t at, const void* bytes, size_t n) {
+  if (acd_preload_count >= ACD_FOREIGN_PRELOADS || n == 0 || n > 8 || at > acd_size || n > acd_size - at) {
+    return 1;
+  }
+  struct AcdForeignPreload* e = &acd_preloads[acd_preload_count++];
+  e->at = at;
+  e->size = (uint32_t)n;
+  memcpy(e->bytes, bytes, n);
+  return 0;
+}
+
+struct AcdForeignPreload* AcdForeignPreloadTable(void) { return acd_preloads; }
+
+void AcdForeignPreloaded(int count) {
+  acd_preload_count = count < 0 ? 0 : count > ACD_FOREIGN_PRELOADS ? ACD_FOREIGN_PRELOADS : count;
+}
+
+// Whether a preloaded entry holds [at, at + n) (window offsets): then copied into dst.
+static int AcdPreloadedRead(uint64_t at, void* dst, size_t n) {
+  for (int k = 0; k < acd_preload_count; k++) {
+    const struct AcdForeignPreload* e = &acd_preloads[k];
+    // Entries written in place are checked here: within 8 bytes, within the mapped size.
+    if (e->size == 0 || e->size > 8 || e->at > acd_size || e->size > acd_size - e->at) continue;
+    if (at >= e->at && at - e->at <= e->size && n <= e->size - (at - e->at)) {
+      memcpy(dst, e->bytes + (at - e->at), n);
+      return 1;
+    }
+  }
+  return 0;
 }
 
 int AcdAddressInForeignWindow(uintptr_t address, int64_t size) {
@@ -115,6 +158,7 @@ void AcdForeignLoad(const void* ptr, void* dst, size_t n) {
   // (the foreign memory cannot shrink, so only a caller's bug) reads zeros.
   uint8_t* out = (uint8_t*)dst;
   uint64_t at = (uint64_t)address - (uint64_t)ACD_FOREIGN_ADDRESS_BASE;
+  if (n <= 8 && acd_preload_count > 0 && AcdPreloadedRead(at, dst, n)) return;
   while (n > 0) {
     struct AcdWindowLine* line = at < acd_size ? AcdWindowLineAt(at, n) : NULL;
     if (line == NULL) {

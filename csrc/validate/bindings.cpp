@@ -34,10 +34,12 @@ int ArrayValidate(uintptr_t schema, uintptr_t array, int level, bool schema_vali
 // An array whose buffers are in another module's memory, checked through a
 // shadow whose buffer pointers are foreign-window addresses
 // (ts/exchange/foreign-shadow.ts): the first `mapped` bytes of that memory
-// mapped into the window (abi/window.c) for this one validation.
-int ArrayValidateForeign(uintptr_t schema, uintptr_t array, int level, double mapped) {
+// mapped into the window (abi/window.c) for this one validation, with the
+// first `preloaded` entries of the preload table, which the caller wrote.
+int ArrayValidateForeign(uintptr_t schema, uintptr_t array, int level, double mapped, int preloaded) {
   if (int code = CheckLevel(level); code != ACD_OK) return code;
   AcdForeignMapJs(0, static_cast<uint64_t>(mapped));
+  AcdForeignPreloaded(preloaded);
   int code = AcdArrayValidateWithValidSchema(AcdPtr<const ArrowSchema>(schema), AcdPtr<const ArrowArray>(array),
                                              static_cast<AcdValidationLevel>(level), &acd_last_error);
   AcdForeignMapJs(0, 0);
@@ -57,6 +59,10 @@ uintptr_t ShadowScratch() {
   return reinterpret_cast<uintptr_t>(acd_shadow_scratch);
 }
 double ShadowScratchBytes() { return ShadowScratch() == 0 ? 0 : kShadowScratchBytes; }
+
+// The foreign window's preload table (ACD_FOREIGN_PRELOADS entries), which
+// the caller of ArrayValidateForeign fills.
+uintptr_t ForeignPreloads() { return reinterpret_cast<uintptr_t>(AcdForeignPreloadTable()); }
 
 // Where the imports and schemaKey leave what they return besides their
 // result, so that it costs neither an allocation nor a call: six doubles
@@ -165,8 +171,8 @@ extern "C" EMSCRIPTEN_KEEPALIVE int acd_batch_import(uintptr_t schema, uintptr_t
 }
 
 extern "C" EMSCRIPTEN_KEEPALIVE int acd_array_validate_foreign(uintptr_t schema, uintptr_t array, int level,
-                                                              double mapped) {
-  return ArrayValidateForeign(schema, array, level, mapped);
+                                                              double mapped, int preloaded) {
+  return ArrayValidateForeign(schema, array, level, mapped, preloaded);
 }
 
 extern "C" EMSCRIPTEN_KEEPALIVE double acd_array_import(uintptr_t schema, uintptr_t src, int level,
@@ -181,6 +187,7 @@ EMSCRIPTEN_BINDINGS(arrow_c_device_validate) {
   function("arrayValidateForeign", &ArrayValidateForeign);
   function("shadowScratch", &ShadowScratch);
   function("shadowScratchBytes", &ShadowScratchBytes);
+  function("foreignPreloads", &ForeignPreloads);
   function("schemaImport", &SchemaImport);
   function("arrayImport", &ArrayImport);
   function("batchImport", &BatchImport);

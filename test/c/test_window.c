@@ -260,11 +260,94 @@ static void TestLoads(void) {
   CHECK(AcdLoadU8(host + 2) == 3);
 }
 
+// Preloaded entries (issue 14): a read within one is served from it, with
+// no call of the reader; anything else goes to the reader as before.
+static void TestPreloads(void) {
+  struct AcdError error;
+  struct ArrowSchema s;
+  Schema(&s, "u");
+  memset(g_memory, 0, sizeof(g_memory));
+  g_memory[0] = 0x7;
+  Put32(64, 0);
+  Put32(68, 2);
+  Put32(72, 3);
+  Put32(76, 5);
+  memcpy(g_memory + 128, "abcde", 5);
+  const void* buffers[3] = {At(0), At(64), At(128)};
+  struct ArrowArray a;
+  Array(&a, 3, 0, 3, buffers);
+  int32_t first = 0;
+  int32_t last = 5;
+
+  // The first and the last offset preloaded: 'default' reads nothing else of the buffers' content.
+  AcdForeignMap(ReadOther, 0, sizeof(g_memory));
+  CHECK(AcdForeignPreload(64, &first, 4) == 0);
+  CHECK(AcdForeignPreload(76, &last, 4) == 0);
+  g_reads = 0;
+  CHECK_OK(AcdArrayValidate(&s, &a, ACD_VALIDATION_DEFAULT, &error), &error);
+  CHECK(g_reads == 0);
+  // An entry is what the read gets, even where the memory says otherwise: the embedder copies the bytes.
+  int32_t wrong = 70000;
+  AcdForeignMap(ReadOther, 0, sizeof(g_memory));
+  CHECK(AcdForeignPreload(64, &first, 4) == 0);
+  CHECK(AcdForeignPreload(76, &wrong, 4) == 0);
+  CHECK_FAILS(AcdArrayValidate(&s, &a, ACD_VALIDATION_DEFAULT, &error), EINVAL, &error,
+              "root.buffers[2]: expected 70000 bytes");
+  // A new mapping drops them: the reads go to the memory again (one line holds both offsets).
+  AcdForeignMap(ReadOther, 0, sizeof(g_memory));
+  g_reads = 0;
+  CHECK_OK(AcdArrayValidate(&s, &a, ACD_VALIDATION_DEFAULT, &error), &error);
+  CHECK(g_reads == 1);
+
+  // A read the entry does not hold whole goes to the reader.
+  uint8_t x[8];
+  AcdForeignMap(ReadOther, 0, sizeof(g_memory));
+  CHECK(AcdForeignPreload(64, &first, 4) == 0);
+  g_reads = 0;
+  AcdLoad(At(64), x, 8);
+  CHECK(g_reads == 1);
+  CHECK(memcmp(x, g_memory + 64, 8) == 0);
+  g_reads = 0;
+  AcdLoad(At(66), x, 2);
+  CHECK(g_reads == 0);
+
+  // Refused: no bytes, more than 8, past the mapped size, a full table.
+  CHECK(AcdForeignPreload(64, &first, 0) != 0);
+  CHECK(AcdForeignPreload(64, x, 9) != 0);
+  CHECK(AcdForeignPreload(sizeof(g_memory) - 2, &first, 4) != 0);
+  AcdForeignMap(ReadOther, 0, sizeof(g_memory));
+  for (int k = 0; k < ACD_FOREIGN_PRELOADS; k++) CHECK(AcdForeignPreload((uint64_t)k * 8, g_memory + k * 8, 8) == 0);
+  CHECK(AcdForeignPreload(1024, g_memory + 1024, 4) != 0);
+
+  // Written in place: entries of no size, of more than 8 bytes or past the mapped size are never used.
+  AcdForeignMap(ReadOther, 0, 1024);
+  struct AcdForeignPreload* table = AcdForeignPreloadTable();
+  memset(table, 0, 3 * sizeof(*table));
+  table[0].at = 76;
+  table[0].size = 12;
+  memcpy(table[0].bytes, &wrong, 4);
+  table[1].at = 76;
+  table[1].size = 0;
+  memcpy(table[1].bytes, &wrong, 4);
+  table[2].at = 2000;
+  table[2].size = 4;
+  AcdForeignPreloaded(3);
+  g_reads = 0;
+  int32_t got = 0;
+  AcdLoad(At(76), &got, 4);
+  CHECK(got == 5);
+  CHECK(g_reads == 1);
+  // A count beyond the table is the table.
+  AcdForeignPreloaded(1000);
+  AcdForeignMap(NULL, 0, 0);
+}
+
 int main(void) {
   TestStrings();
   TestLongString();
   TestOtherContent();
   TestFarReads();
   TestLoads();
+  TestPreloads();
   return CheckSummary("c-window");
 }

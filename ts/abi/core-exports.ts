@@ -29,11 +29,16 @@ export interface CoreExports {
   arrayRelease(array: number): number;
   schemaValidate(schema: number): number;
   arrayValidate(schema: number, array: number, level: number, schemaValid: boolean): number;
-  /** arrayValidate (of a valid schema) with the first `mapped` bytes of another memory in the foreign window (Module.acdForeignRead reads them). */
-  arrayValidateForeign(schema: number, array: number, level: number, mapped: number): number;
+  /**
+   * arrayValidate (of a valid schema) with the first `mapped` bytes of another memory in the foreign window
+   * (Module.acdForeignRead reads them), and the first `preloaded` entries of the preload table.
+   */
+  arrayValidateForeign(schema: number, array: number, level: number, mapped: number, preloaded: number): number;
   /** An area allocated once for the shadows of arrayValidateForeign, and its size. */
   shadowScratch(): number;
   shadowScratchBytes(): number;
+  /** The foreign window's preload table (csrc/abi/window.c: ACD_FOREIGN_PRELOADS entries of 24 bytes). */
+  foreignPreloads(): number;
   /** Validates, allocates and moves in one call: the library's own struct, or minus the error code (lastError says why; the source is untouched). */
   schemaImport(src: number): number;
   arrayImport(schema: number, src: number, level: number, schemaValid: boolean): number;
@@ -58,5 +63,5 @@ export const CORE_EXPORTS: readonly (keyof CoreExports)[] = [
   'flatExport', 'flatScratch', 'flatScratchBytes',
   'deviceArrayInitDevice', 'schemaMove', 'arrayMove', 'deviceArrayMove', 'schemaRelease', 'arrayRelease',
   'schemaValidate', 'arrayValidate', 'formatCheck', 'foreignMap', 'lastErrorPath', 'schemaImport', 'arrayImport', 'batchImport', 'schemaKey', 'schemaCheck', 'importOut', 'keyCapacity',
-  'schemaTreeRelease', 'shadowArrayRelease', 'arrayValidateForeign', 'shadowScratch', 'shadowScratchBytes',
+  'schemaTreeRelease', 'shadowArrayRelease', 'arrayValidateForeign', 'shadowScratch', 'shadowScratchBytes', 'foreignPreloads',
 ];

@@ -25,7 +25,7 @@ interface EmscriptenModule extends CoreExports {
     /** batchImport and arrayImport as plain wasm exports (csrc/validate/bindings.cpp); a linked module may lack them. */
     acd_batch_import?: (schema: number, array: number, level: number) => number;
     acd_array_import?: (schema: number, src: number, level: number, schemaValid: number) => number;
-    acd_array_validate_foreign?: (schema: number, array: number, level: number, mapped: number) => number;
+    acd_array_validate_foreign?: (schema: number, array: number, level: number, mapped: number, preloaded: number) => number;
     /** alloc, free and the releases as plain wasm exports (csrc/abi/bindings.cpp); a linked module may lack them. */
     acd_alloc?: (size: number) => number;
     acd_free?: (ptr: number) => void;
@@ -446,9 +446,11 @@ export class Core {
    * address), against the valid schema at `schema`, with the first `size`
    * bytes of another module's memory mapped into the window
    * (csrc/abi/window.c): the validator's reads of window addresses copy
-   * those bytes from `memory`. One call into the core.
+   * those bytes from `memory`, unless one of the first `preloaded` entries
+   * of the preload table (`foreignPreloads`, written by the caller) holds
+   * them. One call into the core.
    */
-  arrayValidateForeign(memory: WebAssembly.Memory, size: number, schema: number, array: number, level: number): void {
+  arrayValidateForeign(memory: WebAssembly.Memory, size: number, schema: number, array: number, level: number, preloaded = 0): void {
     // Installed once: it reads whichever memory is mapped.
     this.m.acdForeignRead ??= (address, dst, n) => {
       const w = this.#window;
@@ -468,7 +470,7 @@ export class Core {
     this.#window = { memory, source: new Uint8Array(memory.buffer), target: this.bytes };
     try {
       const raw = this.m.asm.acd_array_validate_foreign;
-      const code = raw !== undefined ? raw(schema, array, level, size) : this.m.arrayValidateForeign(schema, array, level, size);
+      const code = raw !== undefined ? raw(schema, array, level, size, preloaded) : this.m.arrayValidateForeign(schema, array, level, size, preloaded);
       this.check(code, undefined, { level: VALIDATION_LEVELS[level] });
     } finally {
       this.#window = null;
@@ -479,6 +481,19 @@ export class Core {
   get shadowScratch(): { at: number; bytes: number } {
     this.#shadowScratch ??= { at: this.m.shadowScratch(), bytes: this.m.shadowScratchBytes() };
     return this.#shadowScratch;
+  }
+
+  #foreignPreloads: number | undefined;
+
+  /**
+   * The address of the foreign window's preload table (ACD_FOREIGN_PRELOADS
+   * entries of FOREIGN_PRELOAD_BYTES: the window offset as two words, the
+   * size, a word unused, then up to 8 bytes), which arrayValidateForeign's
+   * caller fills.
+   */
+  get foreignPreloads(): number {
+    this.#foreignPreloads ??= this.m.foreignPreloads();
+    return this.#foreignPreloads;
   }
 
   #treeReleases: { schema: number; shadowArray: number } | undefined;

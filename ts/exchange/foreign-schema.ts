@@ -13,7 +13,7 @@ import type { Core } from '../abi/core.js';
 import type { StructReader } from '../abi/structs.js';
 import { metadataBytesAt } from '../model/metadata.js';
 import type { Field } from '../model/types.js';
-import { align4, align8, SCHEMA_COPY_KIND, TREE_HEADER, Walk, words } from './foreign-walk.js';
+import { align4, align8, SCHEMA_COPY_KIND, TREE_HEADER, Walk, words, wordsOfBytes } from './foreign-walk.js';
 import type { ForeignSource } from './options.js';
 
 /** A static area of the core's memory that a copy may use until the next import (Core.shadowScratch). */
@@ -55,7 +55,7 @@ export function copySchemaTree(core: Core, from: ForeignSource, ptr: number, scr
   const strings: number[] = [];
   const metadata = new Map<number, Uint8Array>();
   const bytes = from.space.bytes;
-  let u32 = new Uint32Array(bytes.buffer, 0, bytes.length >> 2);
+  let u32 = wordsOfBytes(bytes);
   let textBytes = 0;
   let pointerBytes = 0;
   let metadataBytes = 0;
@@ -124,10 +124,10 @@ export function copySchemaTree(core: Core, from: ForeignSource, ptr: number, scr
   }
   const release = core.treeReleases.schema;
   const out = core.bytes;
-  const outWords = new Uint32Array(out.buffer, 0, out.length >> 2);
+  const outWords = wordsOfBytes(out);
   // The other memory may be this one (a module seen through its own memory): views again after the allocations.
   const src = from.space.bytes;
-  u32 = new Uint32Array(src.buffer, 0, src.length >> 2);
+  u32 = wordsOfBytes(src);
   view = s.view;
   outWords[block >> 2] = SCHEMA_COPY_KIND;
   outWords[(block >> 2) + 1] = nodes;
@@ -242,9 +242,9 @@ export function lastCopyOf(core: Core, from: ForeignSource, ptr: number): LastCo
   const size = o.size;
   const src = from.space.bytes;
   const limit = src.length;
-  const u32 = new Uint32Array(src.buffer, 0, limit >> 2);
+  const u32 = wordsOfBytes(src);
   const out = core.bytes;
-  const outWords = new Uint32Array(out.buffer, 0, out.length >> 2);
+  const outWords = wordsOfBytes(out);
   // The copy's node i, breadth first as written: the root, then the block's structs in a row.
   const block = last.root + align8(size);
   const nodes = outWords[(block >> 2) + 1]!;

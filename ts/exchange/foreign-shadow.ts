@@ -6,13 +6,57 @@
 // range checks compare with that memory's size and its reads of buffer
 // content fetch that memory's bytes. Every read of the other memory is
 // bounds-checked first; the tree is walked twice (foreign-walk.ts).
+//
+// The values the validator reads at 'default' (each offsets buffer's first
+// and last entries) are read here too, as the shadow is written, and handed
+// to the window with it (its preload table): on wasm each read through the
+// window is a call from the core into JavaScript, and they were about a
+// seventh of an import of a small batch (issue 14). The schema says which
+// nodes have offsets; a node the array has where the schema has another
+// (a malformed tree) only gets a useless entry, never a wrong one: every
+// entry is a copy of the bytes at its address.
 
 import type { Core } from '../abi/core.js';
 import { ENOSYS } from '../abi/errors.js';
 import type { StructReader } from '../abi/structs.js';
+import { childFields, type DataType } from '../model/types.js';
 import { forgetCopy, scratchHeld } from './foreign-schema.js';
-import { WINDOW_BASE, WINDOW_SIZE, Walk, words } from './foreign-walk.js';
-import type { ForeignSource } from './options.js';
+import { WINDOW_BASE, WINDOW_SIZE, Walk, words, wordsOfBytes } from './foreign-walk.js';
+import { LEVELS, type ForeignSource } from './options.js';
+
+/** ACD_FOREIGN_PRELOADS and sizeof(struct AcdForeignPreload) (csrc/abi/abi.h). */
+export const PRELOADS = 64;
+export const PRELOAD_WORDS = 6;
+
+/** The width of a node's offsets (buffers[1]) that the validator reads at 'default', by type; 0: none. */
+function offsetWidth(type: DataType): number {
+  switch (type.kind) {
+    case 'utf8': case 'binary': case 'list': case 'map':
+      return 4;
+    case 'large_utf8': case 'large_binary': case 'large_list':
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+/** By type: its nodes' offset widths in the order the walk meets them (a node, its children, its dictionary; breadth first). */
+const widthsOf = new WeakMap<DataType, Int8Array>();
+
+function offsetWidths(type: DataType): Int8Array {
+  let widths = widthsOf.get(type);
+  if (widths === undefined) {
+    const types: DataType[] = [type];
+    for (let i = 0; i < types.length; i++) {
+      const t = types[i]!;
+      for (const f of childFields(t)) types.push(f.type);
+      if (t.kind === 'dictionary') types.push(t.valueType);
+    }
+    widths = Int8Array.from(types, offsetWidth);
+    widthsOf.set(type, widths);
+  }
+  return widths;
+}
 
 /**
  * Validates the foreign ArrowArray at `ptr` against the (core) schema at
@@ -26,14 +70,15 @@ import type { ForeignSource } from './options.js';
  * It is written past the first `taken` bytes of the core's scratch area when
  * it fits there.
  */
-export function validateThroughWindow(core: Core, from: ForeignSource, schema: number, ptr: number, level: number, taken = 0): void {
+export function validateThroughWindow(core: Core, from: ForeignSource, schema: number, type: DataType, ptr: number, level: number,
+  taken = 0): void {
   const s = from.space.structs;
   const o = words(s).array;
   const size = o.size;
   const align = s.layout.structs.ArrowArray.align;
   const bytes = from.space.bytes;
   const memorySize = bytes.length;
-  let u32 = new Uint32Array(bytes.buffer, 0, memorySize >> 2);
+  let u32 = wordsOfBytes(bytes);
   const w = new Walk('array', ptr);
   let pointerBytes = 0;
   for (let i = 0; i < w.ptrs.length; i++) {
@@ -76,11 +121,16 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
   try {
     const release = core.treeReleases.shadowArray;
     // The other memory may be this one: a view again after the allocation.
-    if (u32.length === 0) u32 = new Uint32Array(from.space.bytes.buffer, 0, memorySize >> 2);
+    if (u32.length === 0) u32 = wordsOfBytes(from.space.bytes);
     const out = core.bytes;
-    const outWords = new Uint32Array(out.buffer, 0, out.length >> 2);
+    const outWords = wordsOfBytes(out);
     let pointer = (block + nodes * size) >> 2;
     let next = 1;
+    // The offsets the validator reads, in the window's preload table (none below 'default').
+    const widths = level >= LEVELS.default ? offsetWidths(type) : EMPTY_WIDTHS;
+    const mapped = Math.min(memorySize, WINDOW_SIZE - 1);
+    const table = core.foreignPreloads >> 2;
+    let preloaded = 0;
     for (let i = 0; i < nodes; i++) {
       const at = w.ptrs[i]! >> 2;
       const to = (block + i * size) >> 2;
@@ -109,6 +159,18 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
           const address = u32[(buffers >> 2) + b]!;
           outWords[pointer++] = address === 0 ? 0 : address < WINDOW_SIZE - 1 ? WINDOW_BASE + address : windowAddress(address, memorySize, w, i, b);
         }
+        const width = i < widths.length ? widths[i]! : 0;
+        // offsets[offset] and offsets[offset + length], where both are below 2^31 and the entries aligned words in the mapped part.
+        if (width !== 0 && nBuffers >= 2 && preloaded + 2 <= PRELOADS && u32[at + o.length + 1] === 0 && u32[at + o.offset + 1] === 0) {
+          const length = u32[at + o.length]!;
+          const first = u32[at + o.offset]!;
+          const offsets = u32[(buffers >> 2) + 1]!;
+          const last = first + length;
+          if (length > 0 && last < 0x80000000 && offsets !== 0 && (offsets & 3) === 0 && offsets + (last + 1) * width <= mapped) {
+            preload(outWords, table + preloaded++ * PRELOAD_WORDS, u32, offsets + first * width, width);
+            preload(outWords, table + preloaded++ * PRELOAD_WORDS, u32, offsets + last * width, width);
+          }
+        }
       }
       if (u32[at + o.children] !== 0 && n > 0) {
         outWords[to + o.children] = pointer << 2;
@@ -118,10 +180,25 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
       if (u32[at + o.dictionary] !== 0) outWords[to + o.dictionary] = block + next++ * size;
       outWords[to + o.release] = release;
     }
-    core.arrayValidateForeign(from.space.memory, Math.min(memorySize, WINDOW_SIZE - 1), schema, block, level);
+    core.arrayValidateForeign(from.space.memory, mapped, schema, block, level, preloaded);
   } finally {
     if (!inScratch) core.free(block);
   }
+}
+
+const EMPTY_WIDTHS = new Int8Array(0);
+
+/**
+ * Writes the preload table's entry at word `entry` of the core's memory:
+ * the `width` (4 or 8) bytes at `address` (a multiple of 4) of the other memory.
+ */
+function preload(outWords: Uint32Array, entry: number, u32: Uint32Array, address: number, width: number): void {
+  outWords[entry] = address;
+  outWords[entry + 1] = 0;
+  outWords[entry + 2] = width;
+  outWords[entry + 3] = 0;
+  outWords[entry + 4] = u32[address >> 2]!;
+  outWords[entry + 5] = width === 8 ? u32[(address >> 2) + 1]! : 0;
 }
 
 /** Node i's C array of n pointers at `address` (not NULL), misaligned or outside the memory: the error naming it. */

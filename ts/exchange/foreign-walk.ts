@@ -175,5 +175,26 @@ export class Walk {
   }
 }
 
+/**
+ * The 32-bit words of a memory's whole bytes view (a space's `bytes`, or
+ * the core's), kept for the last two views asked about: an import from
+ * another module reads that memory's words and writes the core's, and a new
+ * view over a large buffer costs about as much as a small node's shadow.
+ */
+export function wordsOfBytes(bytes: Uint8Array): Uint32Array {
+  if (bytes === wordBytes0) return words0;
+  if (bytes === wordBytes1) return words1;
+  wordBytes1 = wordBytes0;
+  words1 = words0;
+  wordBytes0 = bytes;
+  words0 = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+  return words0;
+}
+
+let wordBytes0: Uint8Array | null = null;
+let words0: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
+let wordBytes1: Uint8Array | null = null;
+let words1: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
+
 export const align4 = (n: number) => (n + 3) & ~3;
 export const align8 = (n: number) => (n + 7) & ~7;

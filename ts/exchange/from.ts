@@ -183,7 +183,7 @@ export function importArrayCopyFrom<T>(core: Core, from: ForeignSource, schemaAr
       if (struct === 'ArrowDeviceArray') checkCpuDeviceArray(s, ptr, ': only CPU arrays can be read from another module');
       const at = struct === 'ArrowDeviceArray' ? ptr + s.offsetOf('ArrowDeviceArray', 'array') : ptr;
       if (s.ptr('ArrowArray', at, 'release') === 0) throw new ArrowCDeviceError('array: expected a live array, found a released one', EINVAL);
-      if (level > LEVELS.none) validateThroughWindow(core, from, schema.ptr, at, level, ownsSchema ? (schema as ImportSchema).taken : 0);
+      if (level > LEVELS.none) validateThroughWindow(core, from, schema.ptr, schema.field.type, at, level, ownsSchema ? (schema as ImportSchema).taken : 0);
       value = read(schema, at, mode, from.space);
     } catch (e) {
       throw named(from, e);

@@ -61,7 +61,7 @@ export function importArrayViewFrom<T>(core: Core, from: ForeignSource, schemaAr
       s.checkRange(ptr, size, struct === 'ArrowDeviceArray' ? 'device array' : 'array');
       if (struct === 'ArrowDeviceArray') checkCpuDeviceArray(s, ptr, ': only CPU arrays can be read from another module');
       checkRelease(from, ptr + offset);
-      if (level > LEVELS.none) validateThroughWindow(core, from, schema.ptr, ptr + offset, level, ownsSchema ? (schema as ImportSchema).taken : 0);
+      if (level > LEVELS.none) validateThroughWindow(core, from, schema.ptr, schema.field.type, ptr + offset, level, ownsSchema ? (schema as ImportSchema).taken : 0);
     } catch (e) {
       throw named(from, e);
     }

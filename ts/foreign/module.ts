@@ -131,7 +131,8 @@ export class ForeignModule {
         alloc: (size) => {
           const p = malloc(size);
           if (p === 0) throw new ArrowCDeviceError(`${owner}: out of memory allocating ${size} bytes`, ENOMEM);
-          new Uint8Array(parts.memory.buffer, p, size).fill(0);
+          // Through the space's view of the memory (made again only after the memory grew).
+          this.space.bytes.fill(0, p, p + size);
           live.set(p, size);
           return p;
         },
