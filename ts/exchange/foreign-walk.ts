@@ -116,6 +116,8 @@ export class Walk {
   seen: AddressSet | null = null;
   #depth = 0;
   #levelEnd = 1;
+  /** The highest address met so far: a node above it was not reached before (a producer laying a tree out in order, as this library does, needs no set). */
+  #highest = 0;
 
   constructor(readonly root: string, ptr: number) {
     this.ptrs = [ptr];
@@ -142,6 +144,10 @@ export class Walk {
     }
     const ptrs = this.ptrs;
     const ptr = ptrs[i]!;
+    if (this.seen === null && ptr > this.#highest) {
+      this.#highest = ptr;
+      return;
+    }
     // A few nodes (a batch of a few columns) are compared; a set is made for more.
     let reached = false;
     if (i < SMALL_TREE) {
