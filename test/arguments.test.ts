@@ -46,7 +46,8 @@ test('a BigInt, negative or fractional address, and an object that is no Importe
     const cases: [() => unknown, string][] = [
       [() => acd.importBatch(BigInt(exported.schema) as unknown as number, exported.array),
         `importBatch: schema: expected an address in wasm memory (a non-negative integer), found the bigint ${exported.schema}n (pass Number(${exported.schema}n): addresses are numbers)`],
-      [() => acd.importRaw(exported.schema, -8), 'importRaw: array: expected an address in wasm memory (a non-negative integer), found -8'],
+      [() => acd.importRaw(exported.schema, -8), "importRaw: array: expected an address in wasm memory (a non-negative integer), found -8 (a wasm export's i32 result for an address of 2 GiB or more is negative: pass -8 >>> 0, that is 4294967288)"],
+      [() => acd.importRaw(exported.schema, -(2 ** 31) - 8), `importRaw: array: expected an address in wasm memory (a non-negative integer), found ${-(2 ** 31) - 8}`],
       [() => acd.importVector(exported.schema, 1.5), 'importVector: array: expected an address in wasm memory (a non-negative integer), found 1.5'],
       [() => acd.importDeviceRaw({ schema: 1 } as unknown as number, exported.array),
         'importDeviceRaw: schema: expected an address in wasm memory or an ImportedSchema (from importSchema), found an object (Object)'],

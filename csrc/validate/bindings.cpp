@@ -33,12 +33,13 @@ int ArrayValidate(uintptr_t schema, uintptr_t array, int level, bool schema_vali
 
 // An array whose buffers are in another module's memory, checked through a
 // shadow whose buffer pointers are foreign-window addresses
-// (ts/exchange/foreign-shadow.ts): the first `mapped` bytes of that memory
-// mapped into the window (abi/window.c) for this one validation, with the
-// first `preloaded` entries of the preload table, which the caller wrote.
-int ArrayValidateForeign(uintptr_t schema, uintptr_t array, int level, double mapped, int preloaded) {
+// (ts/exchange/foreign-shadow.ts): `mapped` bytes of that memory from
+// address `origin` mapped into the window (abi/window.c) for this one
+// validation, with the first `preloaded` entries of the preload table, which
+// the caller wrote.
+int ArrayValidateForeign(uintptr_t schema, uintptr_t array, int level, double origin, double mapped, int preloaded) {
   if (int code = CheckLevel(level); code != ACD_OK) return code;
-  AcdForeignMapJs(0, static_cast<uint64_t>(mapped));
+  AcdForeignMapJs(static_cast<uint64_t>(origin), static_cast<uint64_t>(mapped));
   AcdForeignPreloaded(preloaded);
   int code = AcdArrayValidateWithValidSchema(AcdPtr<const ArrowSchema>(schema), AcdPtr<const ArrowArray>(array),
                                              static_cast<AcdValidationLevel>(level), &acd_last_error);
@@ -171,8 +172,8 @@ extern "C" EMSCRIPTEN_KEEPALIVE int acd_batch_import(uintptr_t schema, uintptr_t
 }
 
 extern "C" EMSCRIPTEN_KEEPALIVE int acd_array_validate_foreign(uintptr_t schema, uintptr_t array, int level,
-                                                              double mapped, int preloaded) {
-  return ArrayValidateForeign(schema, array, level, mapped, preloaded);
+                                                              double origin, double mapped, int preloaded) {
+  return ArrayValidateForeign(schema, array, level, origin, mapped, preloaded);
 }
 
 extern "C" EMSCRIPTEN_KEEPALIVE double acd_array_import(uintptr_t schema, uintptr_t src, int level,

@@ -59,25 +59,30 @@ export interface Producer {
   async_consumer_free(handler: number): void;
 }
 
-let wasm: Uint8Array | undefined;
+const wasm = new Map<string, Uint8Array>();
 
-/** The module's binary, built on first use. */
-export function producerWasm(): Uint8Array {
-  if (wasm === undefined) {
+/**
+ * The module's binary, built on first use; its memory may grow to
+ * `maximumMemory` (emcc's default for a growable memory is 2GB; up to 4GB).
+ */
+export function producerWasm(maximumMemory = '2GB'): Uint8Array {
+  let binary = wasm.get(maximumMemory);
+  if (binary === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'acd-foreign-'));
     const out = join(dir, 'producer.wasm');
     execFileSync('emcc', ['-O2', '-std=c11', '-Wall', '-Werror', '-sSTANDALONE_WASM', '--no-entry', '-sALLOW_MEMORY_GROWTH', '-sALLOW_TABLE_GROWTH',
-      '-sEXPORTED_FUNCTIONS=_malloc,_free', `-I${join(ROOT, 'csrc')}`,
+      `-sMAXIMUM_MEMORY=${maximumMemory}`, '-sEXPORTED_FUNCTIONS=_malloc,_free', `-I${join(ROOT, 'csrc')}`,
       ...['producer.c', 'types.c', 'types-nested.c', 'types-consume.c', 'async.c'].map((f) => join(ROOT, 'test', 'foreign', f)), '-o', out],
     { env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') }, stdio: 'pipe' });
-    wasm = readFileSync(out);
+    binary = readFileSync(out);
+    wasm.set(maximumMemory, binary);
   }
-  return wasm;
+  return binary;
 }
 
-/** A new instance of the module: its own memory and table. */
-export function instantiate(): Producer {
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(producerWasm()), { env: { emscripten_notify_memory_growth() {} } });
+/** A new instance of the module (of producerWasm(maximumMemory)): its own memory and table. */
+export function instantiate(maximumMemory?: string): Producer {
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(producerWasm(maximumMemory)), { env: { emscripten_notify_memory_growth() {} } });
   (instance.exports._initialize as () => void)();
   return instance.exports as unknown as Producer;
 }

@@ -33,7 +33,7 @@ export interface CoreExports {
    * arrayValidate (of a valid schema) with the first `mapped` bytes of another memory in the foreign window
    * (Module.acdForeignRead reads them), and the first `preloaded` entries of the preload table.
    */
-  arrayValidateForeign(schema: number, array: number, level: number, mapped: number, preloaded: number): number;
+  arrayValidateForeign(schema: number, array: number, level: number, origin: number, mapped: number, preloaded: number): number;
   /** An area allocated once for the shadows of arrayValidateForeign, and its size. */
   shadowScratch(): number;
   shadowScratchBytes(): number;

@@ -25,7 +25,7 @@ interface EmscriptenModule extends CoreExports {
     /** batchImport and arrayImport as plain wasm exports (csrc/validate/bindings.cpp); a linked module may lack them. */
     acd_batch_import?: (schema: number, array: number, level: number) => number;
     acd_array_import?: (schema: number, src: number, level: number, schemaValid: number) => number;
-    acd_array_validate_foreign?: (schema: number, array: number, level: number, mapped: number, preloaded: number) => number;
+    acd_array_validate_foreign?: (schema: number, array: number, level: number, origin: number, mapped: number, preloaded: number) => number;
     /** alloc, free and the releases as plain wasm exports (csrc/abi/bindings.cpp); a linked module may lack them. */
     acd_alloc?: (size: number) => number;
     acd_free?: (ptr: number) => void;
@@ -443,14 +443,14 @@ export class Core {
   /**
    * Validates the array at `array`, a shadow in this memory whose buffer
    * pointers are foreign-window addresses (ACD_FOREIGN_ADDRESS_BASE +
-   * address), against the valid schema at `schema`, with the first `size`
-   * bytes of another module's memory mapped into the window
+   * address − origin), against the valid schema at `schema`, with `size`
+   * bytes of another module's memory from address `origin` mapped into the window
    * (csrc/abi/window.c): the validator's reads of window addresses copy
    * those bytes from `memory`, unless one of the first `preloaded` entries
    * of the preload table (`foreignPreloads`, written by the caller) holds
    * them. One call into the core.
    */
-  arrayValidateForeign(memory: WebAssembly.Memory, size: number, schema: number, array: number, level: number, preloaded = 0): void {
+  arrayValidateForeign(memory: WebAssembly.Memory, origin: number, size: number, schema: number, array: number, level: number, preloaded = 0): void {
     // Installed once: it reads whichever memory is mapped.
     this.m.acdForeignRead ??= (address, dst, n) => {
       const w = this.#window;
@@ -470,7 +470,8 @@ export class Core {
     this.#window = { memory, source: new Uint8Array(memory.buffer), target: this.bytes };
     try {
       const raw = this.m.asm.acd_array_validate_foreign;
-      const code = raw !== undefined ? raw(schema, array, level, size, preloaded) : this.m.arrayValidateForeign(schema, array, level, size, preloaded);
+      const code = raw !== undefined ? raw(schema, array, level, origin, size, preloaded)
+        : this.m.arrayValidateForeign(schema, array, level, origin, size, preloaded);
       this.check(code, undefined, { level: VALIDATION_LEVELS[level] });
     } finally {
       this.#window = null;

@@ -163,8 +163,10 @@ export function viewData(space: ReadSpace, ptr: number, type: DataType, arrowTyp
   const s = space.structs;
   const view = s.view;
   if (view.byteOffset % 4 !== 0) return null;
-  if (w.buffer !== view.buffer || w.byteOffset !== view.byteOffset || w.length !== view.byteLength >> 2) {
-    w = new Int32Array(view.buffer, view.byteOffset, view.byteLength >> 2);
+  // Words of the whole memory, divided, not shifted: a memory of 2 GiB or more has a length no 32-bit shift keeps.
+  const words = Math.floor(view.byteLength / 4);
+  if (w.buffer !== view.buffer || w.byteOffset !== view.byteOffset || w.length !== words) {
+    w = new Int32Array(view.buffer, view.byteOffset, words);
   }
   const layout = s.layout;
   let at = offsets.get(layout);
@@ -280,7 +282,7 @@ function spanOf(buffers: number, n: number, i: number, size: number): boolean {
 function span(ptr: number): boolean {
   if (ptr <= 0 || ptr % 8 !== 0 || ptr + SIZE > limit) return false;
   const step = plan[next++]!;
-  const i = ptr >> 2;
+  const i = ptr >>> 2;
   const length = w[i + LENGTH]!;
   const nBuffers = w[i + N_BUFFERS]!;
   if (w[i + LENGTH + 1] !== 0 || length <= 0 || w[i + N_BUFFERS + 1] !== 0 || nBuffers <= 0) return false;
@@ -297,7 +299,7 @@ function span(ptr: number): boolean {
       if (!spanOf(buffers, nBuffers, 1, (length + 1) * 4)) return false;
       const offsets = pointer(buffers + 4 * pw);
       if (offsets % 4 !== 0) return false;
-      return spanOf(buffers, nBuffers, 2, w[(offsets >> 2) + length]!);
+      return spanOf(buffers, nBuffers, 2, w[(offsets >>> 2) + length]!);
     }
     case STRUCT: {
       const n = step.children;
@@ -317,7 +319,7 @@ function span(ptr: number): boolean {
 
 /** The pointer at byte address `address` (aligned for a pointer), or -1 when it is not below 2^32. */
 function pointer(address: number): number {
-  const i = address >> 2;
+  const i = address >>> 2;
   return pw === 1 || w[i + 1] === 0 ? w[i]! >>> 0 : -1;
 }
 
@@ -370,7 +372,7 @@ function dataBuffers(offsets: ArrayBufferView | undefined, values: ArrayBufferVi
 function node(ptr: number): arrow.Data | null {
   if (ptr <= 0 || ptr % 8 !== 0 || ptr + SIZE > limit) return null;
   const step = plan[next++]!;
-  const i = ptr >> 2;
+  const i = ptr >>> 2;
   // Int64 fields below 2^31 (a null count of -1 too); anything else, the general path.
   const length = w[i + LENGTH]!;
   const nullLow = w[i + NULL_COUNT]!;

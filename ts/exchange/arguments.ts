@@ -16,7 +16,10 @@ function described(value: unknown): string {
 /** An address in wasm memory: a non-negative safe integer. */
 export function checkAddress(method: string, name: string, value: unknown): void {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return;
-  throw new TypeError(`${method}: ${name}: expected an address in wasm memory (a non-negative integer), found ${described(value)}`);
+  // A wasm export's i32 result is signed: an address of 2 GiB or more comes back negative.
+  const signed = typeof value === 'number' && Number.isInteger(value) && value < 0 && value >= -(2 ** 31)
+    ? ` (a wasm export's i32 result for an address of 2 GiB or more is negative: pass ${value} >>> 0, that is ${value >>> 0})` : '';
+  throw new TypeError(`${method}: ${name}: expected an address in wasm memory (a non-negative integer), found ${described(value)}${signed}`);
 }
 
 /** A schema argument: an address or an ImportedSchema. */

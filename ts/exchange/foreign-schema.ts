@@ -67,7 +67,7 @@ export function copySchemaTree(core: Core, from: ForeignSource, ptr: number, scr
     w.visit(i);
     // Structs need not be aligned in another memory: those are read through a DataView.
     const aligned = (node & 3) === 0;
-    const at = node >> 2;
+    const at = node >>> 2;
     if ((aligned ? u32[at + o.release]! : view.getUint32(node + 4 * o.release, true)) === 0) {
       w.fail(i, '', 'expected a live schema, found a released one');
     }
@@ -90,7 +90,7 @@ export function copySchemaTree(core: Core, from: ForeignSource, ptr: number, scr
       const children = aligned ? u32[at + o.children]! : view.getUint32(node + 4 * o.children, true);
       if (!(children > 0 && children + 4 * n <= limit)) s.checkRange(children, n * 4, () => `${w.path(i)}.children`);
       if ((children & 3) === 0) {
-        for (let c = 0; c < n; c++) w.add(u32[(children >> 2) + c]!, i, c);
+        for (let c = 0; c < n; c++) w.add(u32[(children >>> 2) + c]!, i, c);
       } else {
         for (let c = 0; c < n; c++) w.add(view.getUint32(children + 4 * c, true), i, c);
       }
@@ -129,18 +129,18 @@ export function copySchemaTree(core: Core, from: ForeignSource, ptr: number, scr
   const src = from.space.bytes;
   u32 = wordsOfBytes(src);
   view = s.view;
-  outWords[block >> 2] = SCHEMA_COPY_KIND;
-  outWords[(block >> 2) + 1] = nodes;
-  outWords[(block >> 2) + 2] = total;
-  outWords[(block >> 2) + 3] = 0;
+  outWords[block >>> 2] = SCHEMA_COPY_KIND;
+  outWords[(block >>> 2) + 1] = nodes;
+  outWords[(block >>> 2) + 2] = total;
+  outWords[(block >>> 2) + 3] = 0;
   const structAt = (i: number) => (i === 0 ? root : block + TREE_HEADER + (i - 1) * size);
-  let pointer = (block + pointersAt) >> 2;
+  let pointer = (block + pointersAt) >>> 2;
   let meta = block + metadataAt;
   let text = block + textAt;
   let next = 1;
   for (let i = 0; i < nodes; i++) {
     const node = w.ptrs[i]!;
-    const at = structAt(i) >> 2;
+    const at = structAt(i) >>> 2;
     // Every field is written: the scratch area holds what the last copy left.
     outWords[at + o.format] = text;
     text = copyString(src, word(u32, view, node, o.format), strings[2 * i]!, out, text);
@@ -170,7 +170,7 @@ export function copySchemaTree(core: Core, from: ForeignSource, ptr: number, scr
 
 /** Word f of the struct at `node` (through the DataView when the struct is not aligned). */
 function word(u32: Uint32Array, view: DataView, node: number, f: number): number {
-  return (node & 3) === 0 ? u32[(node >> 2) + f]! : view.getUint32(node + 4 * f, true);
+  return (node & 3) === 0 ? u32[(node >>> 2) + f]! : view.getUint32(node + 4 * f, true);
 }
 
 /** Copies the `n` bytes at `from` of src to `to` of out, then a NUL; returns where the next string goes. */
@@ -247,7 +247,7 @@ export function lastCopyOf(core: Core, from: ForeignSource, ptr: number): LastCo
   const outWords = wordsOfBytes(out);
   // The copy's node i, breadth first as written: the root, then the block's structs in a row.
   const block = last.root + align8(size);
-  const nodes = outWords[(block >> 2) + 1]!;
+  const nodes = outWords[(block >>> 2) + 1]!;
   const w = new Walk('schema', ptr);
   for (let i = 0; i < w.ptrs.length; i++) {
     const node = w.ptrs[i]!;
@@ -257,8 +257,8 @@ export function lastCopyOf(core: Core, from: ForeignSource, ptr: number): LastCo
     } catch {
       return null;
     }
-    const at = node >> 2;
-    const to = (i === 0 ? last.root : block + TREE_HEADER + (i - 1) * size) >> 2;
+    const at = node >>> 2;
+    const to = (i === 0 ? last.root : block + TREE_HEADER + (i - 1) * size) >>> 2;
     if (u32[at + o.release] === 0 || u32[at + o.metadata] !== 0) return null;
     if (!sameString(src, u32[at + o.format]!, out, outWords[to + o.format]!)) return null;
     const name = u32[at + o.name]!;
@@ -270,7 +270,7 @@ export function lastCopyOf(core: Core, from: ForeignSource, ptr: number): LastCo
     if (n > 0) {
       const children = u32[at + o.children]!;
       if (!(children > 0 && children + 4 * n <= limit) || (children & 3) !== 0) return null;
-      for (let c = 0; c < n; c++) w.add(u32[(children >> 2) + c]!, i, c);
+      for (let c = 0; c < n; c++) w.add(u32[(children >>> 2) + c]!, i, c);
     }
     const dictionary = u32[at + o.dictionary]!;
     if ((dictionary === 0) !== (outWords[to + o.dictionary] === 0)) return null;

@@ -21,7 +21,7 @@ import { ENOSYS } from '../abi/errors.js';
 import type { StructReader } from '../abi/structs.js';
 import { childFields, type DataType } from '../model/types.js';
 import { forgetCopy, scratchHeld } from './foreign-schema.js';
-import { WINDOW_BASE, WINDOW_SIZE, Walk, words, wordsOfBytes } from './foreign-walk.js';
+import { WINDOW_BASE, WINDOW_SIZE, Walk, words, wordsOfBytes, type Words } from './foreign-walk.js';
 import { LEVELS, type ForeignSource } from './options.js';
 
 /** ACD_FOREIGN_PRELOADS and sizeof(struct AcdForeignPreload) (csrc/abi/abi.h). */
@@ -87,7 +87,7 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
     if ((node & (align - 1)) !== 0) w.fail(i, '', `expected a struct ArrowArray aligned to ${align} bytes, found ${node}`);
     if (node + size > memorySize) s.checkRange(node, size, () => w.path(i));
     w.visit(i);
-    const at = node >> 2;
+    const at = node >>> 2;
     if (u32[at + o.release] === 0) w.fail(i, '', 'expected a live array, found a released one (release is NULL)');
     const nBuffers = w.count(u32[at + o.nBuffers]!, u32[at + o.nBuffers + 1]!, i, 'buffers');
     const n = w.count(u32[at + o.nChildren]!, u32[at + o.nChildren + 1]!, i, 'children');
@@ -99,7 +99,7 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
     if (n > 0 && children !== 0 && ((children & 3) !== 0 || children + 4 * n > memorySize)) pointerArray(s, children, n, w, i, '.children');
     if (children !== 0 && n > 0) {
       pointerBytes += n * 4;
-      for (let c = 0; c < n; c++) w.add(u32[(children >> 2) + c]!, i, c);
+      for (let c = 0; c < n; c++) w.add(u32[(children >>> 2) + c]!, i, c);
     }
     const dictionary = u32[at + o.dictionary]!;
     if (dictionary !== 0) w.add(dictionary, i, -1);
@@ -124,16 +124,19 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
     if (u32.length === 0) u32 = wordsOfBytes(from.space.bytes);
     const out = core.bytes;
     const outWords = wordsOfBytes(out);
-    let pointer = (block + nodes * size) >> 2;
+    let pointer = (block + nodes * size) >>> 2;
     let next = 1;
     // The offsets the validator reads, in the window's preload table (none below 'default').
     const widths = level >= LEVELS.default ? offsetWidths(type) : EMPTY_WIDTHS;
-    const mapped = Math.min(memorySize, WINDOW_SIZE - 1);
-    const table = core.foreignPreloads >> 2;
+    // The window holds WINDOW_SIZE - 1 bytes of the other memory: all of a smaller memory, from 0; else
+    // from the array's lowest buffer (at a 64 KiB boundary, which keeps every alignment the validator checks).
+    const origin = memorySize <= WINDOW_SIZE - 1 ? 0 : lowestBuffer(u32, w.ptrs, o, memorySize);
+    const mapped = Math.min(memorySize - origin, WINDOW_SIZE - 1);
+    const table = core.foreignPreloads >>> 2;
     let preloaded = 0;
     for (let i = 0; i < nodes; i++) {
-      const at = w.ptrs[i]! >> 2;
-      const to = (block + i * size) >> 2;
+      const at = w.ptrs[i]! >>> 2;
+      const to = (block + i * size) >>> 2;
       // length, null_count and offset as they are (the validator checks them).
       outWords[to + o.length] = u32[at + o.length]!;
       outWords[to + o.length + 1] = u32[at + o.length + 1]!;
@@ -156,19 +159,22 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
       if (buffers !== 0 && nBuffers > 0) {
         outWords[to + o.buffers] = pointer << 2;
         for (let b = 0; b < nBuffers; b++) {
-          const address = u32[(buffers >> 2) + b]!;
-          outWords[pointer++] = address === 0 ? 0 : address < WINDOW_SIZE - 1 ? WINDOW_BASE + address : windowAddress(address, memorySize, w, i, b);
+          const address = u32[(buffers >>> 2) + b]!;
+          const offset = address - origin;
+          outWords[pointer++] = address === 0 ? 0 : offset >= 0 && offset < WINDOW_SIZE - 1 ? WINDOW_BASE + offset
+            : windowAddress(address, origin, memorySize, w, i, b);
         }
         const width = i < widths.length ? widths[i]! : 0;
         // offsets[offset] and offsets[offset + length], where both are below 2^31 and the entries aligned words in the mapped part.
         if (width !== 0 && nBuffers >= 2 && preloaded + 2 <= PRELOADS && u32[at + o.length + 1] === 0 && u32[at + o.offset + 1] === 0) {
           const length = u32[at + o.length]!;
           const first = u32[at + o.offset]!;
-          const offsets = u32[(buffers >> 2) + 1]!;
+          const offsets = u32[(buffers >>> 2) + 1]!;
           const last = first + length;
-          if (length > 0 && last < 0x80000000 && offsets !== 0 && (offsets & 3) === 0 && offsets + (last + 1) * width <= mapped) {
-            preload(outWords, table + preloaded++ * PRELOAD_WORDS, u32, offsets + first * width, width);
-            preload(outWords, table + preloaded++ * PRELOAD_WORDS, u32, offsets + last * width, width);
+          if (length > 0 && last < 0x80000000 && offsets !== 0 && (offsets & 3) === 0 && offsets >= origin
+            && offsets - origin + (last + 1) * width <= mapped) {
+            preload(outWords, table + preloaded++ * PRELOAD_WORDS, u32, offsets + first * width, origin, width);
+            preload(outWords, table + preloaded++ * PRELOAD_WORDS, u32, offsets + last * width, origin, width);
           }
         }
       }
@@ -180,7 +186,7 @@ export function validateThroughWindow(core: Core, from: ForeignSource, schema: n
       if (u32[at + o.dictionary] !== 0) outWords[to + o.dictionary] = block + next++ * size;
       outWords[to + o.release] = release;
     }
-    core.arrayValidateForeign(from.space.memory, mapped, schema, block, level, preloaded);
+    core.arrayValidateForeign(from.space.memory, origin, mapped, schema, block, level, preloaded);
   } finally {
     if (!inScratch) core.free(block);
   }
@@ -190,15 +196,16 @@ const EMPTY_WIDTHS = new Int8Array(0);
 
 /**
  * Writes the preload table's entry at word `entry` of the core's memory:
- * the `width` (4 or 8) bytes at `address` (a multiple of 4) of the other memory.
+ * the `width` (4 or 8) bytes at `address` (a multiple of 4) of the other
+ * memory, at its offset in the window mapped from `origin`.
  */
-function preload(outWords: Uint32Array, entry: number, u32: Uint32Array, address: number, width: number): void {
-  outWords[entry] = address;
+function preload(outWords: Uint32Array, entry: number, u32: Uint32Array, address: number, origin: number, width: number): void {
+  outWords[entry] = address - origin;
   outWords[entry + 1] = 0;
   outWords[entry + 2] = width;
   outWords[entry + 3] = 0;
-  outWords[entry + 4] = u32[address >> 2]!;
-  outWords[entry + 5] = width === 8 ? u32[(address >> 2) + 1]! : 0;
+  outWords[entry + 4] = u32[address >>> 2]!;
+  outWords[entry + 5] = width === 8 ? u32[(address >>> 2) + 1]! : 0;
 }
 
 /** Node i's C array of n pointers at `address` (not NULL), misaligned or outside the memory: the error naming it. */
@@ -209,15 +216,36 @@ function pointerArray(s: StructReader, address: number, n: number, w: Walk, i: n
 
 /**
  * The window address standing for foreign address `address` (node i's
- * buffer b). An address past the window (wild: the memory is smaller)
- * stands for its last byte, which is never readable, so a buffer of 0 bytes
- * there is still accepted, as in the core's own memory; a buffer inside a
- * memory larger than the window cannot be checked.
+ * buffer b), outside the window mapped from `origin`. An address past the
+ * memory (wild) stands for the window's last byte, which is never readable,
+ * so a buffer of 0 bytes there is still accepted, as in the core's own
+ * memory; a buffer in the memory but out of the window's reach from the
+ * array's lowest buffer cannot be checked.
  */
-function windowAddress(address: number, memorySize: number, w: Walk, i: number, b: number): number {
-  if (address < WINDOW_SIZE - 1) return WINDOW_BASE + address;
+function windowAddress(address: number, origin: number, memorySize: number, w: Walk, i: number, b: number): number {
   if (address < memorySize) {
-    w.fail(i, `.buffers[${b}]`, `at ${address}, past the first ${WINDOW_SIZE - 1} bytes of the module's memory that view-mode validation reaches; use mode: 'copy', or validate: 'none'`, ENOSYS);
+    w.fail(i, `.buffers[${b}]`, `at ${address}, ${WINDOW_SIZE - 1} bytes or more past ${origin === 0 ? 'the start of the module\'s memory' : `the array's lowest buffer (from ${origin})`}, beyond what view-mode validation reaches in one array; use mode: 'copy', or validate: 'none'`, ENOSYS);
   }
   return WINDOW_BASE + WINDOW_SIZE - 1;
+}
+
+/**
+ * Where the window starts for an array in a memory larger than it: the
+ * lowest buffer address of the tree's nodes that lies in the memory, down to
+ * a 64 KiB boundary (0 when none does). The nodes and their pointer arrays
+ * were checked to be in the memory and aligned by the walk.
+ */
+function lowestBuffer(u32: Uint32Array, ptrs: readonly number[], o: Words, memorySize: number): number {
+  let lowest = memorySize;
+  for (const node of ptrs) {
+    const at = node >>> 2;
+    const buffers = u32[at + o.buffers]!;
+    const n = u32[at + o.nBuffers]!;
+    if (buffers === 0) continue;
+    for (let b = 0; b < n; b++) {
+      const address = u32[(buffers >>> 2) + b]!;
+      if (address !== 0 && address < lowest) lowest = address;
+    }
+  }
+  return lowest === memorySize ? 0 : lowest - (lowest % 0x10000);
 }

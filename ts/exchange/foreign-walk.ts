@@ -193,7 +193,8 @@ export function wordsOfBytes(bytes: Uint8Array): Uint32Array {
   wordBytes1 = wordBytes0;
   words1 = words0;
   wordBytes0 = bytes;
-  words0 = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+  // Divided, not shifted: a memory of 2 GiB or more has a length that no 32-bit shift keeps.
+  words0 = new Uint32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.length / 4));
   return words0;
 }
 

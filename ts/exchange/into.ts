@@ -29,8 +29,8 @@ class Exports {
   readonly arrayRelease: InstalledCallback;
 
   constructor(readonly into: ForeignModule) {
-    this.schemaRelease = into.install((ptr: number) => this.release('ArrowSchema', ptr), 'vi');
-    this.arrayRelease = into.install((ptr: number) => this.release('ArrowArray', ptr), 'vi');
+    this.schemaRelease = into.install((ptr: number) => this.release('ArrowSchema', ptr >>> 0), 'vi');
+    this.arrayRelease = into.install((ptr: number) => this.release('ArrowArray', ptr >>> 0), 'vi');
   }
 
   register(record: NodeRecord): number {

@@ -70,7 +70,7 @@ export function partsFromExports(exports: ModuleExports, name?: string): Foreign
     const sizes = new Map<number, number>();
     return {
       name, memory, table,
-      malloc: (size) => { const p = bindgenMalloc(size, 8); if (p !== 0) sizes.set(p, size); return p; },
+      malloc: (size) => { const p = bindgenMalloc(size, 8) >>> 0; if (p !== 0) sizes.set(p, size); return p; },
       free: (ptr) => { const size = sizes.get(ptr); if (size === undefined) return; sizes.delete(ptr); bindgenFree(ptr, size, 8); },
     };
   }
@@ -129,7 +129,8 @@ export class ForeignModule {
       const live = this.#live;
       allocator = {
         alloc: (size) => {
-          const p = malloc(size);
+          // A wasm export's i32 result is signed: an address at or above 2 GiB comes back negative.
+          const p = malloc(size) >>> 0;
           if (p === 0) throw new ArrowCDeviceError(`${owner}: out of memory allocating ${size} bytes`, ENOMEM);
           // Through the space's view of the memory (made again only after the memory grew).
           this.space.bytes.fill(0, p, p + size);

@@ -62,12 +62,13 @@ export function exportStreamInto(into: ForeignModule, kind: StreamKind, device: 
       installed.push(c);
       s.setPtr(struct, ptr, field, c.index);
     };
-    install('get_schema', (_stream: number, out: number) => producer.getSchema(out), 'iii');
-    install('get_next', (_stream: number, out: number) => producer.getNext(out), 'iii');
+    // A wasm caller's i32 arguments arrive signed: an address at or above 2 GiB is negative.
+    install('get_schema', (_stream: number, out: number) => producer.getSchema(out >>> 0), 'iii');
+    install('get_next', (_stream: number, out: number) => producer.getNext(out >>> 0), 'iii');
     install('get_last_error', () => producer.getLastError(), 'ii');
     install('release', (stream: number) => {
       producer.release();
-      s.setPtr(struct, stream, 'release', 0);
+      s.setPtr(struct, stream >>> 0, 'release', 0);
       uninstall(); // its slots are free for reuse: nothing can call them any more
     }, 'vi');
     if (kind === 'device') space.view.setInt32(ptr + s.offsetOf('ArrowDeviceArrayStream', 'device_type'), constants.ARROW_DEVICE_CPU, true);

@@ -76,7 +76,7 @@ export function foreignCalls(from: ForeignSource, kind: StreamKind): PullCalls {
   };
   const message = (stream: number, code: number): string => {
     const what = `error ${code} (${errnoName(code)})`;
-    const at = table.call(s.ptr(struct, stream, 'get_last_error'), 'ii', [stream], `${from.name}: stream.get_last_error`) as number;
+    const at = table.call(s.ptr(struct, stream, 'get_last_error'), 'ii', [stream], `${from.name}: stream.get_last_error`) as number >>> 0;
     if (at === 0) return `${what}, and get_last_error gave no message`;
     const bytes = space.bytes;
     const end = bytes.subarray(at, at + MAX_MESSAGE).indexOf(0);
