@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QUICK_SIZES, makeSets, scaleSizes, type SetName } from '../ts/bench/data.js';
+import { QUICK_SIZES, makeSet, makeSets, scaleSizes, type SetName } from '../ts/bench/data.js';
 import { PROGRAMS } from '../ts/bench/bundles.js';
 import { FIGURES, PENDING, TARGET_SETS, measuredOn } from '../ts/bench/figures.js';
 import { foreignOf, measureSet, type Ffi } from '../ts/bench/measure.js';
@@ -216,6 +216,18 @@ describe('bench', () => {
     expect(reps('alone')).toBeGreaterThan(10);
   });
 
+  test('steps repeated at least twice (atLeastTwice) are, even when one run takes longer than a sample, within maxReps', () => {
+    const busy = (ms: number) => { const end = performance.now() + ms; while (performance.now() < end); };
+    const body = (t: Parameters<Parameters<typeof iterate>[1]>[0]) => {
+      t.repeat('slow', () => busy(3));
+      t.repeat('other', () => busy(3));
+    };
+    const figures = iterate({ warmup: 2, samples: 2, minSampleMs: 1, maxReps: 100, atLeastTwice: ['slow'] }, body);
+    expect(figures.get('slow')!.reps).toBe(2);
+    expect(figures.get('other')!.reps).toBe(1);
+    expect(iterate({ warmup: 2, samples: 2, minSampleMs: 1, maxReps: 1, atLeastTwice: ['slow'] }, body).get('slow')!.reps).toBe(1);
+  });
+
   test('the struct-reading floor reads every struct of the trees: a change to any word, pointer array entry or string it reaches changes its sum', async () => {
     const acd = await load();
     const read = structReader(acd);
@@ -316,6 +328,21 @@ describe('bench', () => {
     // stdout: nothing, or with --json the error as JSON.
     if (argv.some((a) => a === '--json' || a.startsWith('--json='))) expect(JSON.parse(out)).toMatchObject({ ok: false, exitCode: 2, error: { name: 'UsageError', message } });
     else expect(out).toBe('');
+  });
+
+  test('a set built alone is the one makeSets builds (each from a generator of its own); another seed, other values', () => {
+    const sizes = scaleSizes(QUICK_SIZES, 0.01);
+    const all = makeSets(sizes);
+    const values = (b: { batches: { toArray(): { toJSON(): unknown }[] }[] }) => JSON.stringify(b.batches.map((x) => x.toArray().map((r) => r.toJSON())),
+      (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+    expect(all.map((s) => s.name)).toEqual(SETS);
+    for (const name of SETS) {
+      const alone = makeSet(name, sizes);
+      const together = all.find((s) => s.name === name)!;
+      expect([alone.rows, alone.columns, alone.bytes, alone.batches.length]).toEqual([together.rows, together.columns, together.bytes, together.batches.length]);
+      expect(values(alone)).toBe(values(together));
+      expect(values(makeSet(name, sizes, 0x5eee))).not.toBe(values(together));
+    }
   });
 
   test('--json: bad usage is one JSON object on stdout too', async () => {

@@ -60,24 +60,41 @@ export interface BenchSet {
   unit: { name: 'column' | 'batch'; count: number } | null;
 }
 
-/** Builds the six sets; the seed makes them identical from run to run. */
+export const SET_NAMES: readonly SetName[] = ['mixed', 'narrow', 'wide', 'batches', 'nested', 'stream'];
+
+/** Builds the six sets (makeSet, in SET_NAMES' order). */
 export function makeSets(sizes: SetSizes, seed = 0x5eed): BenchSet[] {
-  const next = seeded(seed);
+  return SET_NAMES.map((name) => makeSet(name, sizes, seed));
+}
+
+/**
+ * Builds one set, from a generator seeded by `seed` and the set's place in
+ * SET_NAMES: identical from run to run, and the same whether it is built
+ * alone or with the others.
+ */
+export function makeSet(name: SetName, sizes: SetSizes, seed = 0x5eed): BenchSet {
+  const next = seeded((seed + Math.imul(SET_NAMES.indexOf(name) + 1, 0x9e3779b1)) >>> 0);
   const dictionary = categories(100);
-  const mixedRows = sizes.batches * sizes.batchRows;
-  const small = Array.from({ length: sizes.batches }, () => mixedBatch(sizes.batchRows, next, dictionary));
-  return [
-    set('mixed', `${count(mixedRows)} rows × 8 columns`, [mixedBatch(mixedRows, next, dictionary)], null),
-    set('narrow', `${count(sizes.narrowRows)} rows × 1 float64`, [narrowBatch(sizes.narrowRows, next)], null),
-    set('wide', `${count(sizes.wideColumns)} int32 columns × ${count(sizes.wideRows)} rows`,
-      [wideBatch(sizes.wideColumns, sizes.wideRows, next)], { name: 'column', count: sizes.wideColumns }),
-    set('batches', `${count(sizes.batches)} batches × ${count(sizes.batchRows)} rows × 8 columns (the mixed schema)`,
-      small, { name: 'batch', count: sizes.batches }),
-    set('nested', `${count(sizes.nestedRows)} rows × 3 nested columns (list<struct<utf8, int64>>, map<utf8, int32>, dense union)`,
-      [nestedBatch(sizes.nestedRows, next)], null),
-    set('stream', `${count(sizes.streamBatches)} batches × ${count(sizes.streamRows)} rows × 8 columns (the mixed schema)`,
-      Array.from({ length: sizes.streamBatches }, () => mixedBatch(sizes.streamRows, next, dictionary)), { name: 'batch', count: sizes.streamBatches }),
-  ];
+  switch (name) {
+    case 'mixed': {
+      const rows = sizes.batches * sizes.batchRows;
+      return set('mixed', `${count(rows)} rows × 8 columns`, [mixedBatch(rows, next, dictionary)], null);
+    }
+    case 'narrow':
+      return set('narrow', `${count(sizes.narrowRows)} rows × 1 float64`, [narrowBatch(sizes.narrowRows, next)], null);
+    case 'wide':
+      return set('wide', `${count(sizes.wideColumns)} int32 columns × ${count(sizes.wideRows)} rows`,
+        [wideBatch(sizes.wideColumns, sizes.wideRows, next)], { name: 'column', count: sizes.wideColumns });
+    case 'batches':
+      return set('batches', `${count(sizes.batches)} batches × ${count(sizes.batchRows)} rows × 8 columns (the mixed schema)`,
+        Array.from({ length: sizes.batches }, () => mixedBatch(sizes.batchRows, next, dictionary)), { name: 'batch', count: sizes.batches });
+    case 'nested':
+      return set('nested', `${count(sizes.nestedRows)} rows × 3 nested columns (list<struct<utf8, int64>>, map<utf8, int32>, dense union)`,
+        [nestedBatch(sizes.nestedRows, next)], null);
+    case 'stream':
+      return set('stream', `${count(sizes.streamBatches)} batches × ${count(sizes.streamRows)} rows × 8 columns (the mixed schema)`,
+        Array.from({ length: sizes.streamBatches }, () => mixedBatch(sizes.streamRows, next, dictionary)), { name: 'batch', count: sizes.streamBatches });
+  }
 }
 
 function set(name: SetName, shape: string, batches: arrow.RecordBatch[], unit: BenchSet['unit']): BenchSet {

@@ -7,15 +7,15 @@
 import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
-import { load } from '../index.js';
-import { FULL_SIZES, QUICK_SIZES, makeSets, scaleSizes, type SetName } from './data.js';
+import { load, type ArrowCDevice } from '../index.js';
+import { FULL_SIZES, QUICK_SIZES, makeSets, scaleSizes, type BenchSet, type SetName } from './data.js';
 import { FIGURES, PENDING } from './figures.js';
-import { foreignOf, measureSet, type Ffi } from './measure.js';
+import { foreignOf, measureSet, type Ffi, type Foreign } from './measure.js';
 import { importOptional } from './optional.js';
 import { derive, perBatchOverhead, resultTable, setsTable, sizeTable, targetTable, targets, type Report, type SetReport, type Skipped } from './report.js';
 import { bundleTable, measureBundles } from './bundles.js';
 import { measureSizes } from './sizes.js';
-import { collectGarbage, gcExposed, type Iterations } from './timing.js';
+import { gcExposed, settle, type Iterations } from './timing.js';
 
 const SEED = 0x5eed;
 
@@ -32,6 +32,28 @@ export interface BenchHooks {
   progress?: (text: string) => void;
 }
 
+/**
+ * Measures the set `name` of `sets` and returns its report, taking the set
+ * out of `sets`: nothing of it outlives the call (the report holds numbers),
+ * so that no set is measured while one measured before is still alive (the
+ * 10,000-batch stream set's objects made every major collection of the sets
+ * after it mark them: the copies' samples were bimodal, 40 or 140–300 ms for
+ * narrow's 80 MB).
+ */
+function measureOne(acd: ArrowCDevice, ffi: Ffi | null, foreign: Foreign, sets: Map<SetName, BenchSet>, name: SetName, it: Iterations,
+  progress: (done: number, total: number, shape: string) => void): SetReport {
+  const set = sets.get(name)!;
+  sets.delete(name);
+  const { figures, ffiCannotRead } = measureSet(acd, ffi, set, it, { foreign, onIteration: (done, total) => progress(done, total, set.shape) });
+  const r: SetReport = {
+    shape: set.shape, rows: set.rows, columns: set.columns, batches: set.batches.length, bytes: set.bytes, unit: set.unit,
+    figures: Object.fromEntries(figures), derived: {},
+    ...(ffiCannotRead === null ? {} : { ffiCannotRead }),
+  };
+  r.derived = derive(r);
+  return r;
+}
+
 /** Runs every set and returns the report; throws when a reader misread a set or wasm memory leaked. */
 export async function runBench(o: BenchOptions, hooks: BenchHooks = {}): Promise<Report> {
   const loadBefore = loadavg()[0];
@@ -44,27 +66,19 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks = {}): Promise
   const sizes = measureSizes();
   const bundles = measureBundles(dirname(dirname(sizes.files.bundle)));
   const it: Iterations = o.quick ? { warmup: 2, samples: 11, minSampleMs: 2, maxReps: 100 } : { warmup: 3, samples: 21, minSampleMs: 5, maxReps: 100 };
-  const sets = makeSets(scaleSizes(o.quick ? QUICK_SIZES : FULL_SIZES, o.scale), SEED);
+  // Built at once, in SET_NAMES' order (their buffers allocated one after the other, as a program that
+  // builds its data at once has them), each dropped once measured.
+  const sets = new Map(makeSets(scaleSizes(o.quick ? QUICK_SIZES : FULL_SIZES, o.scale), SEED).map((s) => [s.name, s]));
   const reports: Partial<Record<SetName, SetReport>> = {};
   // The many-batches set first: its thousands of calls per iteration bring every
   // code path (ours and the alternatives') to optimized code before the big sets.
   const order: SetName[] = ['batches', 'stream', 'wide', 'mixed', 'narrow', 'nested'];
   for (const [index, name] of order.entries()) {
-    const set = sets.find((s) => s.name === name)!;
-    collectGarbage();
-    const { figures, ffiCannotRead } = measureSet(acd, ffi, set, it, {
-      foreign,
-      onIteration: (done, total) => {
-        hooks.progress?.(`set ${index + 1}/${order.length} (${name}: ${set.shape}), iteration ${done}/${total}, ${((performance.now() - started) / 1000).toFixed(0)} s`);
-      },
+    // The garbage of the set before (and of its measurement) collected, its finalizers run.
+    await settle();
+    reports[name] = measureOne(acd, ffi, foreign, sets, name, it, (done, total, shape) => {
+      hooks.progress?.(`set ${index + 1}/${order.length} (${name}: ${shape}), iteration ${done}/${total}, ${((performance.now() - started) / 1000).toFixed(0)} s`);
     });
-    const r: SetReport = {
-      shape: set.shape, rows: set.rows, columns: set.columns, batches: set.batches.length, bytes: set.bytes, unit: set.unit,
-      figures: Object.fromEntries(figures), derived: {},
-      ...(ffiCannotRead === null ? {} : { ffiCannotRead }),
-    };
-    r.derived = derive(r);
-    reports[name] = r;
   }
   if (reports.batches && reports.mixed) Object.assign(reports.batches.derived, perBatchOverhead(reports.batches, reports.mixed));
   const cpu = cpus();

@@ -31,6 +31,14 @@ export interface Iterations {
    * more often the one a forced collection lands in, and its median is higher.
    */
   sameReps?: string[][];
+  /**
+   * Steps repeated at least twice (within maxReps), after sameReps: each of
+   * their samples then follows an untimed run (repeat(), or the caller's own
+   * warm run), never paying alone for what other steps left cold. Without it
+   * a step near the calibration's threshold went from two repetitions to one
+   * from run to run, and its samples from warm to cold.
+   */
+  atLeastTwice?: string[];
 }
 
 /** Times the steps of one iteration; each name gets one sample per iteration. */
@@ -106,6 +114,7 @@ export function iterate(it: Iterations, body: (timer: Timer, iteration: number) 
         const fewest = Math.min(...present.map((n) => reps.get(n)!));
         for (const n of present) reps.set(n, fewest);
       }
+      for (const n of it.atLeastTwice ?? []) if (reps.has(n)) reps.set(n, Math.max(reps.get(n)!, Math.min(2, it.maxReps)));
     }
     recording = i >= it.warmup;
     body(timer, i);
@@ -128,4 +137,18 @@ export function gcExposed(): boolean {
 export function collectGarbage(): void {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (typeof gc === 'function') gc();
+}
+
+/**
+ * Between two sets: a collection, a turn of the event loop, another
+ * collection. The sets' steps run without yielding, so the finalization
+ * callbacks of the handles they released and dropped (ts/abi/handles.ts: a
+ * cell and a holder per handle, 300,000 of them after the stream set) can
+ * only run here; until they have, the next set would be measured with those
+ * cells alive, and every major collection in it would mark them.
+ */
+export async function settle(): Promise<void> {
+  collectGarbage();
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  collectGarbage();
 }
