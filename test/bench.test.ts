@@ -216,16 +216,19 @@ describe('bench', () => {
     expect(reps('alone')).toBeGreaterThan(10);
   });
 
-  test('steps repeated at least twice (atLeastTwice) are, even when one run takes longer than a sample, within maxReps', () => {
+  test('a group of steps repeated at least twice (atLeastTwice) when its fast step would be alone: not below two, within maxReps; not when that step is slow', () => {
     const busy = (ms: number) => { const end = performance.now() + ms; while (performance.now() < end); };
-    const body = (t: Parameters<Parameters<typeof iterate>[1]>[0]) => {
+    const body = (fast: number) => (t: Parameters<Parameters<typeof iterate>[1]>[0]) => {
+      t.repeat('fast', () => busy(fast));
       t.repeat('slow', () => busy(3));
       t.repeat('other', () => busy(3));
     };
-    const figures = iterate({ warmup: 2, samples: 2, minSampleMs: 1, maxReps: 100, atLeastTwice: ['slow'] }, body);
-    expect(figures.get('slow')!.reps).toBe(2);
-    expect(figures.get('other')!.reps).toBe(1);
-    expect(iterate({ warmup: 2, samples: 2, minSampleMs: 1, maxReps: 1, atLeastTwice: ['slow'] }, body).get('slow')!.reps).toBe(1);
+    const group = { sameReps: [['fast', 'slow']], atLeastTwice: { when: 'fast', names: ['fast', 'slow'] } };
+    const figures = iterate({ warmup: 2, samples: 2, minSampleMs: 1, maxReps: 100, ...group }, body(0.01));
+    expect([figures.get('fast')!.reps, figures.get('slow')!.reps, figures.get('other')!.reps]).toEqual([2, 2, 1]);
+    expect(iterate({ warmup: 2, samples: 2, minSampleMs: 1, maxReps: 1, ...group }, body(0.01)).get('slow')!.reps).toBe(1);
+    const slow = iterate({ warmup: 2, samples: 2, minSampleMs: 1, maxReps: 100, ...group }, body(2));
+    expect([slow.get('fast')!.reps, slow.get('slow')!.reps]).toEqual([1, 1]);
   });
 
   test('the struct-reading floor reads every struct of the trees: a change to any word, pointer array entry or string it reaches changes its sum', async () => {

@@ -158,7 +158,7 @@ export function measureSet(acd: ArrowCDevice, ffiGiven: Ffi | null, set: BenchSe
     // (each needs its own export), so that all are measured equally hot or cold.
     const reps = Math.min(it.maxReps, Math.max(1, Math.floor(LIVE_EXPORT_BYTES / set.bytes) - 1));
     const next = seeded(ORDER_SEED);
-    const figures = iterate({ ...it, maxReps: reps, sameReps: [COPIES_OUT, VIEWS_OF_FRESH_EXPORTS], atLeastTwice: VIEWS_OF_FRESH_EXPORTS }, (t, i) => {
+    const figures = iterate({ ...it, maxReps: reps, sameReps: [COPIES_OUT, VIEWS_OF_FRESH_EXPORTS], atLeastTwice: { when: 'acd.importView', names: VIEWS_OF_FRESH_EXPORTS } }, (t, i) => {
       // The first iteration (warm-up, which checks every reader) in the written order:
       // a group reading another's latest result (IPC read, its bytes) then finds one.
       const order = i === 0 ? groups.map((_, g) => g) : shuffled(groups.length, next);

@@ -32,13 +32,14 @@ export interface Iterations {
    */
   sameReps?: string[][];
   /**
-   * Steps repeated at least twice (within maxReps), after sameReps: each of
-   * their samples then follows an untimed run (repeat(), or the caller's own
-   * warm run), never paying alone for what other steps left cold. Without it
-   * a step near the calibration's threshold went from two repetitions to one
-   * from run to run, and its samples from warm to cold.
+   * Steps repeated at least twice (within maxReps), after sameReps, when the
+   * step `when` was calibrated to more than one repetition on its own: each
+   * of their samples then follows an untimed run (repeat(), or the caller's
+   * own warm run). Without it, a group whose slowest member is near the
+   * calibration's threshold went from two repetitions to one from run to
+   * run, and a fast step of it (`when`) from warm samples to cold ones.
    */
-  atLeastTwice?: string[];
+  atLeastTwice?: { when: string; names: string[] };
 }
 
 /** Times the steps of one iteration; each name gets one sample per iteration. */
@@ -109,12 +110,13 @@ export function iterate(it: Iterations, body: (timer: Timer, iteration: number) 
   for (let i = 0; i < it.warmup + it.samples; i++) {
     if (i === it.warmup) {
       for (const [name, ms] of fastest) reps.set(name, Math.max(1, Math.min(it.maxReps, Math.ceil(it.minSampleMs / Math.max(ms, 1e-6)))));
+      const twice = it.atLeastTwice !== undefined && (reps.get(it.atLeastTwice.when) ?? 1) > 1 ? it.atLeastTwice.names : [];
       for (const names of it.sameReps ?? []) {
         const present = names.filter((n) => reps.has(n));
         const fewest = Math.min(...present.map((n) => reps.get(n)!));
         for (const n of present) reps.set(n, fewest);
       }
-      for (const n of it.atLeastTwice ?? []) if (reps.has(n)) reps.set(n, Math.max(reps.get(n)!, Math.min(2, it.maxReps)));
+      for (const n of twice) if (reps.has(n)) reps.set(n, Math.max(reps.get(n)!, Math.min(2, it.maxReps)));
     }
     recording = i >= it.warmup;
     body(timer, i);
