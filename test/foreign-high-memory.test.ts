@@ -10,7 +10,7 @@
 // malloc's results above 2 GiB.
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
-import { ENOSYS } from '../ts/abi/errors.js';
+import { ArrowCDeviceError, ENOSYS } from '../ts/abi/errors.js';
 import { ArrowCDevice } from '../ts/api.js';
 import type { ForeignModule } from '../ts/foreign/module.js';
 import { instantiate, type Producer } from './foreign/module.js';
@@ -268,5 +268,56 @@ describe('a C module built to grow to 4 GB, whose own malloc gives addresses abo
     expect(from.space.structs.ptr('ArrowArrayStream', stream.ptr, 'release')).toBe(0);
     stream.release();
     expect(from.bytesAllocated()).toBe(0);
+  });
+});
+
+describe('corrupted structs above 3 GiB', () => {
+  test("lengths, offsets, null counts, buffer counts and buffer pointers changed one at a time: each import succeeds or throws the library's error, at every level, and nothing leaks", () => {
+    const big = module(3 * GiB + 16384, 'big');
+    const batch = batchOf(20);
+    let seed = 0x2545f491;
+    const next = () => { seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5; return seed >>> 0; };
+    const s = big.space.structs;
+    const view = big.space.view;
+    // The words an import reads and a release does not: length, null_count, offset (both halves), n_buffers, every buffer pointer.
+    const targets = (array: number): number[] => {
+      const out: number[] = [];
+      const node = (ptr: number) => {
+        for (const f of ['length', 'null_count', 'offset']) out.push(ptr + s.offsetOf('ArrowArray', f), ptr + s.offsetOf('ArrowArray', f) + 4);
+        out.push(ptr + s.offsetOf('ArrowArray', 'n_buffers'));
+        const buffers = s.ptr('ArrowArray', ptr, 'buffers');
+        for (let b = 0; b < s.i64('ArrowArray', ptr, 'n_buffers'); b++) out.push(buffers + 4 * b);
+        const children = s.ptr('ArrowArray', ptr, 'children');
+        for (let c = 0; c < s.i64('ArrowArray', ptr, 'n_children'); c++) node(s.ptrAt(children + 4 * c));
+        const dictionary = s.ptr('ArrowArray', ptr, 'dictionary');
+        if (dictionary !== 0) node(dictionary);
+      };
+      node(array);
+      return out;
+    };
+    const outcomes = { ok: 0, refused: 0 };
+    for (let run = 0; run < 600; run++) {
+      const e = acd.exportBatch(batch, { into: big });
+      const words = targets(e.array);
+      const at = words[next() % words.length]!;
+      const was = view.getUint32(at, true);
+      const values = [0, 1, 7, 0xffffffff, 0x7fffffff, 0x80000000, was + 8, was - 8, was + GiB, was - GiB, 3 * GiB - 8, next()];
+      view.setUint32(at, values[next() % values.length]! >>> 0, true);
+      const mode = run % 2 === 0 ? 'view' : 'copy';
+      const validate = (['minimal', 'default', 'full'] as const)[run % 3]!;
+      try {
+        acd.importBatch(e.schema, e.array, { from: big, mode, validate }).release();
+        outcomes.ok++;
+      } catch (err) {
+        if (!(err instanceof ArrowCDeviceError)) throw new Error(`run ${run}: ${mode}, ${validate}, word at ${at} from ${was}: ${String(err)}`);
+        outcomes.refused++;
+      }
+      view.setUint32(at, was, true);
+      e.release();
+    }
+    expect(outcomes.ok).toBeGreaterThan(0);
+    expect(outcomes.refused).toBeGreaterThan(100);
+    expect(big.bytesAllocated()).toBe(0);
+    expect(acd.bytesAllocated()).toBe(0);
   });
 });
