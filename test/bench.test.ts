@@ -1,6 +1,6 @@
 // The benchmark runs and reports every figure (at a tiny scale: no timing
 // target is asserted here, only that each figure is there, finite and positive).
-import { afterAll, describe, expect, test } from '@jest/globals';
+import { afterAll, describe, expect, jest, test } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -214,6 +214,28 @@ describe('bench', () => {
     expect(reps('slow')).toBeLessThanOrEqual(2);
     expect(reps('fast')).toBe(reps('slow'));
     expect(reps('alone')).toBeGreaterThan(10);
+  });
+
+  test('a step\'s time does not include the clock\'s cold first read: the clock is read once before t0', () => {
+    // A clock whose first read after work that swept the caches costs 5 ms, spent after the time it returns
+    // (as performance.now() after a copy of tens of MB, by 3-4 us); the step itself takes 1 ms.
+    let clock = 0;
+    let cold = true;
+    const spy = jest.spyOn(performance, 'now').mockImplementation(() => {
+      const time = clock;
+      if (cold) clock += 5;
+      cold = false;
+      return time;
+    });
+    try {
+      const figures = iterate({ warmup: 1, samples: 3, minSampleMs: 0, maxReps: 1 }, (t) => {
+        cold = true; // untimed work before the step (a reader's exports) swept the caches
+        t.run('step', () => { clock += 1; cold = true; });
+      });
+      expect(figures.get('step')!.times).toEqual([1, 1, 1]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   test('a group of steps repeated at least twice (atLeastTwice) when its fast step would be alone: not below two, within maxReps; not when that step is slow', () => {
