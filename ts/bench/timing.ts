@@ -86,7 +86,7 @@ export function iterate(it: Iterations, body: (timer: Timer, iteration: number) 
     reps: (name) => reps.get(name) ?? 1,
     run<T>(name: string, fn: () => T, n = 1): T {
       // The clock read once, untimed, first: after untimed work that swept the caches (the exports
-      // before a reader's step copy up to 240 MB), the clock's first read costs 3-4 us more, all of
+      // before a reader's step copy up to 240 MB), the clock's first read costs 2.4-4.2 us more, all of
       // it after the time it returns; read as t0, it would count in the step (a few us a sample).
       performance.now();
       const t0 = performance.now();
@@ -139,8 +139,8 @@ export function gcExposed(): boolean {
   return typeof (globalThis as { gc?: unknown }).gc === 'function';
 }
 
-/** A full garbage collection, when the runtime exposes gc (node --expose-gc); used between sets. */
-export function collectGarbage(): void {
+/** A full garbage collection, when the runtime exposes gc (node --expose-gc): settle()'s. */
+function collectGarbage(): void {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (typeof gc === 'function') gc();
 }
