@@ -199,6 +199,28 @@ describe('the schema part is described once per apache-arrow Schema, and only re
     expect(acd.bytesAllocated()).toBe(start);
   });
 
+  test('parts described one after the other (in one scratch descriptor) keep their own trees', () => {
+    const start = acd.bytesAllocated();
+    const make = (name: string, type: arrow.DataType, values: Int32Array | Float64Array, meta: string) => {
+      const schema = new arrow.Schema([new arrow.Field(name, type, true, new Map([['which', meta]]))], new Map([['schema', meta]]));
+      return new arrow.RecordBatch(schema, arrow.makeData({
+        type: new arrow.Struct(schema.fields), length: values.length,
+        children: [arrow.makeData({ type, length: values.length, data: values } as arrow.DataProps<arrow.Int32>)],
+      }));
+    };
+    const a = make('first_column_name', new arrow.Int32(), new Int32Array([1, 2]), 'a');
+    const b = make('b', new arrow.Float64(), new Float64Array([0.5]), 'a different and longer value');
+    // a described, then b (over a's words and strings in the scratch), then a again from its part.
+    for (const [batch, name, meta, value] of [[a, 'first_column_name', 'a', 2], [b, 'b', 'a different and longer value', 0.5], [a, 'first_column_name', 'a', 2]] as const) {
+      const out = roundtrip(batch);
+      expect(out.schema.fields.map((f) => f.name)).toEqual([name]);
+      expect(out.schema.fields[0].metadata.get('which')).toBe(meta);
+      expect(out.schema.metadata.get('schema')).toBe(meta);
+      expect(out.getChildAt(0)!.get(out.numRows - 1)).toBe(value);
+    }
+    expect(acd.bytesAllocated()).toBe(start);
+  });
+
   test('a nested field\'s metadata changed between two exports of one batch is seen', () => {
     const inner = new arrow.Field('x', new arrow.Int8(), true, new Map([['m', '1']]));
     const type = new arrow.Struct([inner]);

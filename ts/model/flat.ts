@@ -257,11 +257,24 @@ export interface SchemaPart {
   readonly strings: Uint8Array;
 }
 
+/**
+ * The descriptor schema parts are described in: one for every part (a new
+ * descriptor's 12 KB of typed arrays cost more than describing a schema of a
+ * few fields), apart from the exports' (a part is described before an export's
+ * descriptor is filled, never during).
+ */
+const partDescriptor = new Descriptor();
+
 /** Describes a field's schema tree once, for exports that reuse it. */
 export function schemaPart(field: Field): SchemaPart {
-  const d = new Descriptor();
-  d.schema(field);
-  return { field, words: d.words.slice(0, d.nWords), strings: d.strings.slice(0, d.nStrings) };
+  const d = partDescriptor;
+  d.reset();
+  try {
+    d.schema(field);
+    return { field, words: d.words.slice(0, d.nWords), strings: d.strings.slice(0, d.nStrings) };
+  } finally {
+    d.clear();
+  }
 }
 
 /**
