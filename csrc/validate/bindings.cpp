@@ -181,6 +181,25 @@ extern "C" EMSCRIPTEN_KEEPALIVE double acd_array_import(uintptr_t schema, uintpt
   return ArrayImport(schema, src, level, schema_valid != 0);
 }
 
+// The slot scans (slots.c), plain wasm exports only: one call per buffer of
+// a large array, which ts/validate/raw-shape.ts makes when the module has
+// them (its own loops otherwise). The caller has checked the slots' bytes in
+// memory and aligned for their width (4 or 8).
+extern "C" EMSCRIPTEN_KEEPALIVE int acd_scan_offsets(uintptr_t offsets, int width, int from, int to,
+                                                     double limit) {
+  return width == 8 ? AcdScanOffsets64(AcdPtr<const int64_t>(offsets), from, to, limit)
+                    : AcdScanOffsets32(AcdPtr<const int32_t>(offsets), from, to, limit);
+}
+
+extern "C" EMSCRIPTEN_KEEPALIVE int acd_scan_union(uintptr_t ids, uintptr_t offsets, int from, int to) {
+  return AcdScanUnion(AcdPtr<const int8_t>(ids), AcdPtr<const int32_t>(offsets), from, to, &acd_scan_table);
+}
+
+// Where TypeScript writes a union's table (struct AcdScanTable) before acd_scan_union.
+extern "C" EMSCRIPTEN_KEEPALIVE uintptr_t acd_scan_table_address() {
+  return reinterpret_cast<uintptr_t>(&acd_scan_table);
+}
+
 EMSCRIPTEN_BINDINGS(arrow_c_device_validate) {
   using emscripten::function;
   function("schemaValidate", &SchemaValidate);

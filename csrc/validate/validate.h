@@ -196,6 +196,33 @@ int AcdArrayValidateRelations(struct AcdValidation* v, const struct AcdArrayNode
 // validated at DEFAULT and above.
 int AcdArrayValidateContent(struct AcdValidation* v, const struct AcdArrayNode* node);
 
+// ---- slot scans (slots.c) ---------------------------------------------
+
+// The passes over every slot that ts/validate/raw-shape.ts makes before
+// apache-arrow reads an array, over buffers in the core's own memory. The
+// caller checks that the slots read lie in memory and are aligned.
+
+// The first i in [from, to] whose offset is outside [0, limit] or below the
+// one before it (the first compared with none), or to + 1.
+int32_t AcdScanOffsets32(const int32_t* offsets, int32_t from, int32_t to, double limit);
+int32_t AcdScanOffsets64(const int64_t* offsets, int32_t from, int32_t to, double limit);
+
+// A union's type ids and its children's lengths, written by TypeScript into
+// the one static table before a scan.
+#define ACD_SCAN_MAX_CHILDREN 128
+struct AcdScanTable {
+  double lengths[ACD_SCAN_MAX_CHILDREN];
+  int8_t type_ids[ACD_SCAN_MAX_CHILDREN];
+  int32_t n_children;
+};
+extern struct AcdScanTable acd_scan_table;
+
+// The first i in [from, to) whose type id is none of the table's, or
+// (offsets not NULL: a dense union) whose offset is outside its child; or to;
+// -1 when the table's n_children is not 0 to ACD_SCAN_MAX_CHILDREN.
+int32_t AcdScanUnion(const int8_t* ids, const int32_t* offsets, int32_t from, int32_t to,
+                     const struct AcdScanTable* table);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,9 +17,10 @@ import { TABLE_SIGNATURES } from './generated/wasm-table.js';
 import { parseTableSignatures } from './wasm-table.js';
 import { ATTACH_OPTION_KEYS, checkLinkedModule, type AttachOptions } from './attach.js';
 import { checkOptions, optionKeys } from './option-keys.js';
+import { slotScanOf, type SlotScan, type SlotScanExports } from './slot-scan.js';
 
 interface EmscriptenModule extends CoreExports {
-  asm: {
+  asm: SlotScanExports & {
     memory: WebAssembly.Memory;
     __indirect_function_table: WebAssembly.Table;
     /** batchImport and arrayImport as plain wasm exports (csrc/validate/bindings.cpp); a linked module may lack them. */
@@ -116,6 +117,13 @@ export class Core {
    */
   readonly serial = ++serials;
 
+  /**
+   * The slot scans of ts/validate/raw-shape.ts over this core's memory, in
+   * wasm (csrc/validate/slots.c); null when the module lacks their exports (a
+   * linked module may): the scans then run in JavaScript.
+   */
+  readonly slotScan: SlotScan | null;
+
   private constructor(private readonly m: EmscriptenModule, slots: readonly string[], name = 'the core') {
     this.name = name;
     this.#signatures = signatureCodes(slots);
@@ -150,6 +158,7 @@ export class Core {
     // validated schemas, the foreign shadows), taken now: at the first import
     // they would shift every later allocation, so that two cores making the
     // same calls would no longer put their structs at the same addresses.
+    this.slotScan = slotScanOf(m.asm.memory, m.asm);
     this.outWords();
     void this.shadowScratch;
   }

@@ -8,6 +8,7 @@ import * as arrow from 'apache-arrow';
 import { toArrowSchema, toArrowType } from './arrow-types.js';
 import { copyBits } from '../model/bits.js';
 import { ArrowCDeviceError, EINVAL, ENOSYS } from '../abi/errors.js';
+import type { SlotScan } from '../abi/slot-scan.js';
 import { byteWidth, hasValidity, offsetWidth, pathText, type Path, type RawArray } from '../model/raw.js';
 import { checkShape } from '../validate/raw-shape.js';
 import { intAt } from '../model/raw-values.js';
@@ -217,17 +218,26 @@ function typed<C extends TypedArrayCtor>(b: Uint8Array | null, Ctor: C, path: Pa
 /**
  * apache-arrow Data for a raw array. Its buffers are used as they are (views
  * stay views). Types apache-arrow lacks throw unless `convert` names them.
- * validatedFully: the C validator checked the array at 'full'. arrowType:
- * the apache-arrow type of raw.type with the conversions applied, when the
- * caller has it already (built once per imported schema).
+ * validatedFully: no pass over every slot (the C validator checked them at
+ * 'full', or checkForArrow). arrowType: raw.type's apache-arrow type (the
+ * conversions applied) when the caller has it (built once per imported
+ * schema). slots: the scans of the core whose memory raw's buffers may view
+ * (checkShape), or null.
  */
 export function toArrowData(raw: RawArray, convert: readonly Conversion[] = [], path = 'array', validatedFully = false,
-  arrowType?: arrow.DataType): arrow.Data {
-  checkConvertible(raw.type, convert, path);
-  // apache-arrow reads later, unchecked: every reference is checked now (the
-  // passes over every slot only when the C validator did not run at 'full').
-  checkShape(raw, path, !validatedFully);
+  arrowType?: arrow.DataType, slots: SlotScan | null = null): arrow.Data {
+  checkForArrow(raw, convert, path, validatedFully, slots);
   return toData(raw, arrowType ?? toArrowType(convertedType(raw.type, convert)), convert, path);
+}
+
+/**
+ * toArrowData's checks, apart: apache-arrow can hold raw's types and read
+ * every slot within bounds (apache-arrow reads later, unchecked). Copy mode
+ * checks the views where the core's scans run, then builds over a copy.
+ */
+export function checkForArrow(raw: RawArray, convert: readonly Conversion[], path: string, validatedFully: boolean, slots: SlotScan | null): void {
+  checkConvertible(raw.type, convert, path);
+  checkShape(raw, path, !validatedFully, slots);
 }
 
 /** Throws, naming the way out, for a type apache-arrow lacks that `convert` does not convert. */

@@ -217,7 +217,7 @@ const EMPTY_BYTES = new Uint8Array(0);
 const ONE_COPY_LIMIT = 16 << 20;
 
 /**
- * Copy mode, as the general path copies (ts/model/raw.ts, copied()): finds
+ * Copy mode, as the general path copies (ts/model/raw.ts, copyRaw()): finds
  * the bytes the tree's buffers take (a walk of the plan that reads the node
  * fields node() reads) and copies them out in one slice when they lie close
  * together, as a producer's allocations mostly do; else each buffer to an

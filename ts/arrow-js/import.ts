@@ -9,9 +9,10 @@ import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import type { Imported, ImportedSchema, ReadSchema } from '../exchange/handles.js';
 import { importArray, type Reader } from '../exchange/import.js';
 import type { ImportOptions } from '../exchange/options.js';
-import { readRaw, type ImportMode } from '../model/raw.js';
+import { isShared } from '../abi/address-space.js';
+import { copyRaw, readRaw, type ImportMode } from '../model/raw.js';
 import type { DataType, Field } from '../model/types.js';
-import { convertedType, toArrowData, toRecordBatch, type Conversion } from './arrow-data.js';
+import { checkForArrow, convertedType, toArrowData, toRecordBatch, type Conversion } from './arrow-data.js';
 import { toArrowSchema, toArrowType } from './arrow-types.js';
 import { viewData } from './arrow-view.js';
 
@@ -28,8 +29,19 @@ export function readData(space: ReadSpace, ptr: number, type: DataType, mode: Im
   // The common kinds straight from the structs (arrow-view.ts); any other tree, or any fault, the general way.
   const direct = arrowType !== undefined ? buildArrow('array', () => viewData(space, ptr, type, arrowType, mode === 'copy')) : null;
   if (direct !== null) return direct;
+  const slots = space.slotScan ?? null;
+  if (mode === 'copy' && slots !== null && !isShared(slots.buffer)) {
+    // Checked where the buffers are, by the core's scans, then copied: the
+    // copies are the same bytes (nothing runs in between). Not in a shared
+    // memory, which another thread may write after the check.
+    const views = readRaw(space, ptr, type, 'view');
+    buildArrow('array', () => checkForArrow(views, convert, 'array', validatedFully, slots));
+    const raw = copyRaw(views);
+    // Its slots checked: the per-node checks run again over the copy, not the passes over every slot.
+    return buildArrow('array', () => toArrowData(raw, convert, 'array', true, arrowType));
+  }
   const raw = readRaw(space, ptr, type, mode);
-  return buildArrow('array', () => toArrowData(raw, convert, 'array', validatedFully, arrowType));
+  return buildArrow('array', () => toArrowData(raw, convert, 'array', validatedFully, arrowType, slots));
 }
 
 /**

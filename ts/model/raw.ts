@@ -210,18 +210,18 @@ class NodeReader {
  */
 export function readRaw(space: Pick<AddressSpace, 'structs'>, ptr: number, type: DataType, mode: ImportMode, path = 'array'): RawArray {
   const raw = readNode(new TreeReader(space.structs), ptr, type, path);
-  return mode === 'copy' ? copied(raw) : raw;
+  return mode === 'copy' ? copyRaw(raw) : raw;
 }
 
 /**
- * A raw tree read as views, with every buffer copied out of memory in one
- * allocation: one slice of the range that holds them all when they lie close
+ * A raw tree read as views, with every buffer copied out of memory (what
+ * readRaw does in copy mode) in one allocation: one slice of the range that holds them all when they lie close
  * together and 8-byte aligned (as a producer's allocations mostly do), else
  * each copied to an 8-byte aligned place of one new buffer. An allocation
  * per buffer costs more than the copy for the small buffers of a small
  * batch; past ONE_ALLOCATION_LIMIT bytes each buffer is sliced on its own.
  */
-function copied(raw: RawArray): RawArray {
+export function copyRaw(raw: RawArray): RawArray {
   const views: Uint8Array[] = [];
   collectViews(raw, views);
   if (views.length === 0) return raw;

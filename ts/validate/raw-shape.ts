@@ -7,9 +7,12 @@
 // silent read of another slot. The C validator checks all of this only at
 // 'full' (a middle offset is not read at 'default', nothing at 'none'); this
 // check runs on every conversion to apache-arrow, whatever the level. It reads
-// each offset, index and view once: O(slots), no allocation per slot.
+// each offset, index and view once: O(slots), no allocation per slot; the
+// passes over offsets and union slots of buffers in the core's own memory run
+// in wasm (SlotScan, csrc/validate/slots.c), the others here.
 
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
+import type { SlotScan } from '../abi/slot-scan.js';
 import { byteWidth, hasValidity, offsetWidth, pathText, type Path, type RawArray } from '../model/raw.js';
 
 
@@ -39,9 +42,7 @@ type Ints = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uin
  * only (an empty array).
  */
 function entries(b: Uint8Array | null, width: number, signed: boolean, count: number, what: Path, read = true): Ints {
-  const size = count * width;
-  const found = b?.byteLength ?? 0;
-  if (size > found) throw fail(what, `expected at least ${size} bytes, found ${found}`);
+  const size = needEntries(b, width, count, what);
   if (b === null || size === 0 || !read) return new Int32Array(0);
   const bytes = b.byteOffset % Math.min(width, 4) === 0 ? b : b.slice(0, size);
   const words = (n: number) => new (signed ? Int32Array : Uint32Array)(bytes.buffer as ArrayBuffer, bytes.byteOffset, n);
@@ -55,6 +56,19 @@ function entries(b: Uint8Array | null, width: number, signed: boolean, count: nu
   // Low word unsigned, high word signed as the entries are; the sum of two exact doubles rounds once.
   for (let i = 0; i < count; i++) out[i] = (w[2 * i]! >>> 0) + w[2 * i + 1]! * 4294967296;
   return out;
+}
+
+/** Throws unless b holds `count` entries of `width` bytes; their size. */
+function needEntries(b: Uint8Array | null, width: number, count: number, what: Path): number {
+  const size = count * width;
+  const found = b?.byteLength ?? 0;
+  if (size > found) throw fail(what, `expected at least ${size} bytes, found ${found}`);
+  return size;
+}
+
+/** Whether `slots` can scan b's entries of `width` bytes: b views its memory, aligned for the width. */
+function scannable(slots: SlotScan | null, b: Uint8Array | null, width: number): b is Uint8Array {
+  return slots !== null && b !== null && b.buffer === slots.buffer && b.byteOffset % width === 0;
 }
 
 /** Whether apache-arrow reads slot i: bitmap is null when every slot is read. */
@@ -80,9 +94,10 @@ function needChildLength(c: RawArray, slots: number, path: Path, what: string): 
  * scan false skips the passes over every slot (offsets, type ids, dictionary
  * indices, run ends, views): for data the C validator checked at 'full',
  * which checks each of them; the per-node checks (lengths, buffer sizes,
- * child lengths) always run.
+ * child lengths) always run. slots: the scans of the core whose memory the
+ * buffers may be in (passes over its buffers run there), or null.
  */
-export function checkShape(raw: RawArray, path: Path = 'array', scan = true): void {
+export function checkShape(raw: RawArray, path: Path = 'array', scan = true, slots: SlotScan | null = null): void {
   const { type, offset, length } = raw;
   if (!Number.isSafeInteger(length) || length < 0) throw fail(`${pathText(path)}.length`, `expected a non-negative integer, found ${length}`);
   if (!Number.isSafeInteger(offset) || offset < 0) throw fail(`${pathText(path)}.offset`, `expected a non-negative integer, found ${offset}`);
@@ -106,10 +121,10 @@ export function checkShape(raw: RawArray, path: Path = 'array', scan = true): vo
       // pass over every offset for it ('full' refuses such offsets). Large
       // offsets are BigInts there, which subarray does not take.
       const large = type.kind === 'large_binary' || type.kind === 'large_utf8';
-      if (scan && large) checkOffsets(raw, (raw.buffers[2] ?? null)?.byteLength ?? 0, { parent: path, suffix: '.buffers[1]' }, () => `the ${(raw.buffers[2] ?? null)?.byteLength ?? 0}-byte buffer ${pathText(path)}.buffers[2]`);
+      if (scan && large) checkOffsets(raw, (raw.buffers[2] ?? null)?.byteLength ?? 0, { parent: path, suffix: '.buffers[1]' }, () => `the ${(raw.buffers[2] ?? null)?.byteLength ?? 0}-byte buffer ${pathText(path)}.buffers[2]`, slots);
       break;
     case 'list': case 'large_list': case 'map':
-      if (scan) checkOffsets(raw, childAt(raw, 0, path).length, { parent: path, suffix: '.buffers[1]' }, () => `${pathText(at(path, 0))} of length ${childAt(raw, 0, path).length}`);
+      if (scan) checkOffsets(raw, childAt(raw, 0, path).length, { parent: path, suffix: '.buffers[1]' }, () => `${pathText(at(path, 0))} of length ${childAt(raw, 0, path).length}`, slots);
       break;
     case 'list_view': case 'large_list_view': {
       const w = offsetWidth(type);
@@ -138,7 +153,7 @@ export function checkShape(raw: RawArray, path: Path = 'array', scan = true): vo
     case 'union': {
       const ids = entries(raw.buffers[0] ?? null, 1, true, phys, { parent: path, suffix: '.buffers[0]' });
       const offsets = type.mode === 'dense' ? entries(raw.buffers[1] ?? null, 4, true, phys, { parent: path, suffix: '.buffers[1]' }, scan) : null;
-      if (scan) checkUnionSlots(raw, type.typeIds, ids, offsets, path);
+      if (scan) checkUnionSlots(raw, type.typeIds, ids, offsets, path, slots);
       if (type.mode === 'sparse') type.children.forEach((_, k) => needChildLength(childAt(raw, k, path), phys, at(path, k), 'the sparse union refers to'));
       break;
     }
@@ -153,7 +168,7 @@ export function checkShape(raw: RawArray, path: Path = 'array', scan = true): vo
       let i = offset;
       for (; scan && w === 8 && i < phys; i++) if (isRead(readMap, i) && (indices[i]! < 0 || indices[i]! >= dict.length)) break;
       if (scan && w === 8 && i < phys) throw fail({ parent: path, suffix: '.buffers[1]' }, `index ${indices[i]} at slot ${i} is outside the dictionary of length ${dict.length}`);
-      checkShape(dict, { parent: path, suffix: '.dictionary' }, scan);
+      checkShape(dict, { parent: path, suffix: '.dictionary' }, scan, slots);
       return;
     }
     case 'run_end_encoded':
@@ -165,21 +180,28 @@ export function checkShape(raw: RawArray, path: Path = 'array', scan = true): vo
     default:
       needBytes(raw, 1, phys * byteWidth(type), path);
   }
-  for (let k = 0; k < raw.children.length; k++) checkShape(raw.children[k]!, { parent: path, suffix: k }, scan);
+  for (let k = 0; k < raw.children.length; k++) checkShape(raw.children[k]!, { parent: path, suffix: k }, scan, slots);
 }
 
 /** Offsets [offset, offset + length] ascending inside [0, limit] (target names what they index). */
-function checkOffsets(raw: RawArray, limit: number, what: Path, target: () => string): void {
+function checkOffsets(raw: RawArray, limit: number, what: Path, target: () => string, slots: SlotScan | null): void {
   const w = offsetWidth(raw.type);
   const b = raw.buffers[1] ?? null;
   const phys = raw.offset + raw.length;
   // A zero-length array may come without offsets (apache-arrow is given one).
   if (phys === 0 && (b === null || b.byteLength === 0)) return;
+  let i = -1;
+  if (scannable(slots, b, w)) {
+    needEntries(b, w, phys + 1, what);
+    i = slots!.offsets(b.byteOffset, w as 4 | 8, raw.offset, phys, limit);
+    if (i > phys) return;
+  }
+  // The entries as numbers: for the pass below, or the message of the slot the core's scan found.
   const at = entries(b, w, true, phys + 1, what);
   // Every slot: one pass with no message built inside it (a template literal
   // in the loop, even unreached, made V8 compile it about 10x slower), over
   // one typed array class per loop (a loop over several is about 5x slower).
-  const i = at instanceof Int32Array ? firstBadOffset32(at, raw.offset, phys, limit) : firstBadOffset(at as Float64Array, raw.offset, phys, limit);
+  if (i < 0) i = at instanceof Int32Array ? firstBadOffset32(at, raw.offset, phys, limit) : firstBadOffset(at as Float64Array, raw.offset, phys, limit);
   if (i > phys) return;
   const o = at[i]!;
   if (o < 0 || o > limit) throw fail(what, `offset ${o} at slot ${i} is outside ${target()}`);
@@ -209,16 +231,19 @@ function firstBadOffset(at: Float64Array, from: number, to: number, limit: numbe
 }
 
 /** Each slot's type id one of the union's, and its dense offset (offsets not null) inside that child. */
-function checkUnionSlots(raw: RawArray, typeIds: readonly number[], ids: Ints, offsets: Ints | null, path: Path): void {
+function checkUnionSlots(raw: RawArray, typeIds: readonly number[], ids: Ints, offsets: Ints | null, path: Path, slots: SlotScan | null): void {
   // Child index by type id + 128 (-1 for none): an array lookup per slot, not
   // a Map.get. As in a Map, a repeated id maps to its last child.
   const childOf = new Int16Array(256).fill(-1);
   typeIds.forEach((id, k) => { if (id >= -128 && id < 128) childOf[id + 128] = k; });
   // Child lengths by child index, -1 for a missing child, so that any offset into it fails.
-  const lengths = Float64Array.from(typeIds, (_, k) => raw.children[k]?.length ?? -1);
+  const lengths = typeIds.map((_, k) => raw.children[k]?.length ?? -1);
   const phys = raw.offset + raw.length;
-  const i = offsets === null ? firstBadId(ids as Int8Array, childOf, raw.offset, phys)
-    : firstBadSlot(ids as Int8Array, offsets as Int32Array, childOf, lengths, raw.offset, phys);
+  // In the core when it holds both buffers (ids are bytes, always aligned; the offsets' 4-byte alignment is entries()'s view).
+  const inCore = slots !== null && ids.buffer === slots.buffer && (offsets === null || offsets.buffer === slots.buffer);
+  let i = inCore ? slots.union(ids.byteOffset, offsets === null ? 0 : offsets.byteOffset, raw.offset, phys, typeIds, lengths) : null;
+  i ??= offsets === null ? firstBadId(ids as Int8Array, childOf, raw.offset, phys)
+    : firstBadSlot(ids as Int8Array, offsets as Int32Array, childOf, Float64Array.from(lengths), raw.offset, phys);
   if (i === phys) return;
   const k = childOf[ids[i]! + 128]!;
   if (k < 0) throw fail({ parent: path, suffix: '.buffers[0]' }, `slot ${i} has type id ${ids[i]}, expected one of ${typeIds.join(', ')}`);

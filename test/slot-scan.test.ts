@@ -1,0 +1,290 @@
+// The slot scans in wasm (csrc/validate/slots.c, ts/abi/slot-scan.ts): the
+// passes of ts/validate/raw-shape.ts over every offset and union slot, run by
+// the core over buffers in its own memory. They must find the slot the
+// TypeScript loops find, for every corruption, at every place of a block: the
+// same raw arrays, with buffers in the core's memory, are checked both ways
+// and must give the same error (or none). Then the imports that use them.
+import { afterEach, beforeAll, describe, expect, test } from '@jest/globals';
+import * as arrow from 'apache-arrow';
+import type { ArrowCDevice } from '../ts/api.js';
+import { ArrowCDeviceError } from '../ts/abi/errors.js';
+import type { SlotScan } from '../ts/abi/slot-scan.js';
+import type { RawArray } from '../ts/model/raw.js';
+import * as t from '../ts/model/types.js';
+import { checkShape } from '../ts/validate/raw-shape.js';
+import { bytesMark, core, MODES, values } from './helpers.js';
+
+let acd: ArrowCDevice;
+beforeAll(async () => {
+  acd = await core();
+});
+// Before the check of the live bytes (afterEach hooks run in the order they are declared): a failed test's allocations too.
+afterEach(() => freeAll());
+const mark = bytesMark(() => acd);
+
+/** A generator of 32-bit numbers (LCG), seeded: the same cases every run. */
+function seeded(seed: number): (n: number) => number {
+  let s = seed >>> 0;
+  return (n) => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return Math.floor((s / 2 ** 32) * n);
+  };
+}
+
+/** Allocations in the core for one test, freed after it. */
+const taken: number[] = [];
+
+/** The bytes of `a` copied into the core's memory at an address `skew` bytes past an 8-byte boundary: a view of them there. */
+function inCore(a: ArrayBufferView, skew = 0): Uint8Array {
+  const at = acd.core.alloc(a.byteLength + 16) + skew;
+  taken.push(at - skew);
+  acd.core.bytes.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
+  return new Uint8Array(acd.core.memory.buffer, at, a.byteLength);
+}
+
+function freeAll(): void {
+  taken.splice(0).forEach((p) => acd.core.free(p));
+}
+
+/** The core's scans, counting their calls. */
+function counting(): { scan: SlotScan; calls: () => number } {
+  const real = acd.core.slotScan;
+  if (real === null) throw new Error('the loaded core has no slot scans');
+  let n = 0;
+  const scan: SlotScan = {
+    get buffer() {
+      return real.buffer;
+    },
+    offsets: (...a) => (n++, real.offsets(...a)),
+    union: (...a) => (n++, real.union(...a)),
+  };
+  return { scan, calls: () => n };
+}
+
+/** The message checkShape throws, or null. */
+function messageOf(f: () => void): string | null {
+  try {
+    f();
+    return null;
+  } catch (e) {
+    expect(e).toBeInstanceOf(ArrowCDeviceError);
+    return (e as Error).message;
+  }
+}
+
+const leaf = (type: t.DataType, length: number, values: ArrayBufferView | null): RawArray =>
+  ({ type, length, nullCount: 0, offset: 0, buffers: [null, values === null ? null : inCore(values)], children: [], dictionary: null });
+
+/**
+ * Ascending offsets for `slots` lists from slot `from` (the entries before it
+ * anything: they are not read), ending at most at `limit`.
+ */
+function ascending(next: (n: number) => number, from: number, slots: number, limit: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < from; i++) out.push(next(3) - 1);
+  let o = next(Math.max(1, Math.floor(limit / 4) + 1));
+  for (let i = 0; i <= slots; i++) {
+    out.push(o);
+    o = Math.min(limit, o + next(3));
+  }
+  return out;
+}
+
+/** The ways an offset can be wrong, at slot i of offsets o (limit: what they index). */
+const BREAKS: ((o: number[], i: number, limit: number) => number)[] = [
+  () => -1,
+  (_, __, limit) => limit + 1,
+  () => -2147483648,
+  () => 2147483647,
+  (o, i) => (i > 0 ? o[i - 1]! - 1 : -1),
+];
+
+describe('the core scans offsets as the TypeScript loop does', () => {
+  for (const kind of ['list', 'large_list', 'map'] as const) {
+    test(`${kind}: 3,000 arrays of 0 to 200 slots, sliced, each with a wrong offset anywhere or none: the same error both ways`, () => {
+      mark();
+      const next = seeded(kind.length * 7919);
+      const { scan, calls } = counting();
+      let scanned = 0;
+      let failures = 0;
+      for (let c = 0; c < 3000; c++) {
+        const slots = next(201);
+        const from = next(4);
+        const limit = next(300);
+        const o = ascending(next, from, slots, limit);
+        const at = next(o.length + 1) - 1; // -1: leave every offset right
+        if (at >= 0) o[at] = BREAKS[next(BREAKS.length)]!(o, at, limit);
+        const wide = kind === 'large_list';
+        const entries = wide ? BigInt64Array.from(o, BigInt) : Int32Array.from(o);
+        // Every eighth array at an address its width does not divide: the TypeScript loop reads it then.
+        const skew = next(8) === 0 ? 2 : 0;
+        const type = kind === 'map' ? t.map(t.int32(), t.int32()) : kind === 'list' ? t.list(t.int32()) : t.largeList(t.int32());
+        // A map's child is its entries: a struct of keys and values.
+        const child: RawArray = kind === 'map'
+          ? { type: t.childFields(type)[0]!.type, length: limit, nullCount: 0, offset: 0, dictionary: null, buffers: [null],
+            children: [leaf(t.int32(), limit, new Int32Array(limit)), leaf(t.int32(), limit, new Int32Array(limit))] }
+          : leaf(t.int32(), limit, new Int32Array(limit));
+        const raw: RawArray = { type, length: slots, nullCount: 0, offset: from, dictionary: null, buffers: [null, inCore(entries, skew)], children: [child] };
+        const before = calls();
+        const inTs = messageOf(() => checkShape(raw, 'array', true, null));
+        const inCoreScan = messageOf(() => checkShape(raw, 'array', true, scan));
+        expect(inCoreScan).toBe(inTs);
+        if (skew === 0) {
+          expect(calls()).toBeGreaterThan(before);
+          scanned++;
+        }
+        if (inTs !== null) failures++;
+        freeAll();
+      }
+      // Both kinds of case in numbers: scanned by the core, and wrong.
+      expect(scanned).toBeGreaterThan(2000);
+      expect(failures).toBeGreaterThan(1500);
+    });
+  }
+
+  test('a message names the first wrong slot of a 100,000-slot list, wherever it is', () => {
+    mark();
+    const n = 100_000;
+    const o = Int32Array.from({ length: n + 1 }, (_, i) => i);
+    const raw: RawArray = { type: t.list(t.int32()), length: n, nullCount: 0, offset: 0, dictionary: null, buffers: [null, inCore(o)], children: [leaf(t.int32(), n, new Int32Array(n))] };
+    const view = new Int32Array(raw.buffers[1]!.buffer, raw.buffers[1]!.byteOffset, n + 1);
+    for (const i of [0, 1, 2, 31, 32, 33, 63, 64, 65, 50_000, 99_968, 99_999, 100_000]) {
+      view[i] = i < 2 ? -5 : i - 2;
+      const e = messageOf(() => checkShape(raw, 'array', true, acd.core.slotScan));
+      expect(e).toBe(i < 2 ? `array.buffers[1]: offset -5 at slot ${i} is outside array.children[0] of length 100000`
+        : `array.buffers[1]: offset ${i - 2} at slot ${i} is less than the offset before it (${i - 1})`);
+      view[i] = i;
+    }
+    expect(messageOf(() => checkShape(raw, 'array', true, acd.core.slotScan))).toBeNull();
+    freeAll();
+  });
+});
+
+describe('the core scans union slots as the TypeScript loop does', () => {
+  for (const mode of ['dense', 'sparse'] as const) {
+    test(`${mode}: 3,000 unions of 0 to 200 slots, with wrong type ids or offsets, repeated ids and missing children: the same error both ways`, () => {
+      mark();
+      const next = seeded(mode === 'dense' ? 17 : 29);
+      const { scan, calls } = counting();
+      let failures = 0;
+      for (let c = 0; c < 3000; c++) {
+        const slots = next(201);
+        const from = next(3);
+        const phys = from + slots;
+        // 1 to 4 children, ids from -3 to 126, sometimes one repeated; sometimes one child fewer than ids.
+        const nIds = 1 + next(4);
+        const typeIds = Array.from({ length: nIds }, () => next(130) - 3);
+        if (nIds > 1 && next(4) === 0) typeIds[nIds - 1] = typeIds[0]!;
+        const lengths = typeIds.map(() => (mode === 'sparse' ? phys : next(60)));
+        const nChildren = next(6) === 0 ? nIds - 1 : nIds;
+        const ids = Int8Array.from({ length: phys }, () => typeIds[next(nIds)]!);
+        const offsets = Int32Array.from(ids, (id) => {
+          const k = typeIds.lastIndexOf(id);
+          return lengths[k]! > 0 ? next(lengths[k]!) : 0;
+        });
+        const wrong = next(3);
+        const at = from + next(Math.max(slots, 1));
+        if (slots > 0 && wrong === 1) ids[at] = [127, -128, 100, -1][next(4)]!;
+        if (slots > 0 && wrong === 2) offsets[at] = [-1, 60, 2147483647, -2147483648][next(4)]!;
+        const children = Array.from({ length: nChildren }, (_, k) => leaf(t.int32(), lengths[k]!, new Int32Array(lengths[k]!)));
+        const fields = typeIds.map((_, k) => t.field(`c${k}`, t.int32()));
+        const type = mode === 'dense' ? t.denseUnion(fields, typeIds) : t.sparseUnion(fields, typeIds);
+        const raw: RawArray = {
+          type, length: slots, nullCount: 0, offset: from, dictionary: null, children,
+          buffers: mode === 'dense' ? [inCore(ids), inCore(offsets)] : [inCore(ids)],
+        };
+        const before = calls();
+        const inTs = messageOf(() => checkShape(raw, 'array', true, null));
+        const inCoreScan = messageOf(() => checkShape(raw, 'array', true, scan));
+        expect(inCoreScan).toBe(inTs);
+        // (An empty union has no slots to scan.)
+        if (phys > 0) expect(calls()).toBeGreaterThan(before);
+        if (inTs !== null) failures++;
+        freeAll();
+      }
+      expect(failures).toBeGreaterThan(1000);
+    });
+  }
+
+  test('a union of more than 128 children, or with an id outside int8, is scanned by the TypeScript loop', () => {
+    mark();
+    const { scan, calls } = counting();
+    const many = Array.from({ length: 130 }, (_, k) => k - 2);
+    const fields = many.map((_, k) => t.field(`c${k}`, t.int32()));
+    const ids = Int8Array.from([0, 5, 127, -2]);
+    const raw: RawArray = {
+      type: t.sparseUnion(fields, many), length: 4, nullCount: 0, offset: 0, dictionary: null, buffers: [inCore(ids)],
+      children: many.map(() => leaf(t.int32(), 4, new Int32Array(4))),
+    };
+    expect(messageOf(() => checkShape(raw, 'array', true, scan))).toBeNull();
+    expect(calls()).toBe(1);
+    ids[1] = -3;
+    const bad: RawArray = { ...raw, buffers: [inCore(ids)] };
+    expect(messageOf(() => checkShape(bad, 'array', true, scan))).toBe(messageOf(() => checkShape(bad, 'array', true, null)));
+    freeAll();
+  });
+});
+
+describe('imports check with the core scans, in both modes', () => {
+  /** A batch of list<int32> and a dense union, n rows. */
+  function batch(n: number): arrow.RecordBatch {
+    // List i holds i % 4 values.
+    const listOffsets = new Int32Array(n + 1);
+    for (let i = 0; i < n; i++) listOffsets[i + 1] = listOffsets[i]! + (i % 4);
+    const items = arrow.makeData({ type: new arrow.Int32(), length: listOffsets[n]!, data: Int32Array.from({ length: listOffsets[n]! }, (_, i) => i) });
+    const lists = arrow.makeData({ type: new arrow.List(new arrow.Field('item', new arrow.Int32())), length: n, nullCount: 0, valueOffsets: listOffsets, child: items });
+    const ids = Int8Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 5 : 3));
+    const counts = [0, 0];
+    const offsets = Int32Array.from(ids, (id) => counts[id === 3 ? 0 : 1]!++);
+    const union = arrow.makeData({
+      type: new arrow.DenseUnion([3, 5], [new arrow.Field('i', new arrow.Int32()), new arrow.Field('d', new arrow.Float64())]),
+      length: n, nullCount: 0, typeIds: ids, valueOffsets: offsets,
+      children: [arrow.makeData({ type: new arrow.Int32(), length: counts[0]!, data: Int32Array.from({ length: counts[0]! }, (_, i) => i) }),
+        arrow.makeData({ type: new arrow.Float64(), length: counts[1]!, data: Float64Array.from({ length: counts[1]! }, (_, i) => i / 2) })],
+    });
+    const schema = new arrow.Schema([new arrow.Field('l', lists.type), new arrow.Field('u', union.type)]);
+    return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: n, nullCount: 0, children: [lists, union] }));
+  }
+
+  /** Buffer i of child c of the exported batch at array. */
+  function bufferOf(array: number, c: number, i: number): number {
+    const s = acd.core.structs;
+    const child = s.ptrAt(s.ptr('ArrowArray', array, 'children') + c * s.layout.pointerSize);
+    return s.ptrAt(s.ptr('ArrowArray', child, 'buffers') + i * s.layout.pointerSize);
+  }
+
+  test.each(MODES)('a 10,000-row batch reads the values it was given (%s)', (mode) => {
+    mark();
+    const b = batch(10_000);
+    const exported = acd.exportBatch(b);
+    const imported = acd.importBatch(exported.schema, exported.array, { mode });
+    for (const c of [0, 1]) expect(values(imported.value.getChildAt(c)!)).toEqual(values(b.getChildAt(c)!));
+    imported.release();
+    exported.release();
+  });
+
+  test.each(MODES)('a wrong offset deep in a list, or a wrong dense union offset, is an error naming its slot (%s)', (mode) => {
+    mark();
+    const cases: [number, number, number, number, string][] = [
+      // [child, buffer, slot, value, message]
+      [0, 1, 7001, 3, 'array.children[0].buffers[1]: offset 3 at slot 7001 is less than the offset before it (10500)'],
+      [0, 1, 9999, 2 ** 30, 'array.children[0].buffers[1]: offset 1073741824 at slot 9999 is outside array.children[0].children[0] of length 15000'],
+      // Slot 8000 is one of child 0's (type id 3), which has 6,666 values.
+      [1, 1, 8000, 7000, 'array.children[1].buffers[1]: offset 7000 at slot 8000 is outside array.children[1].children[0] of length 6666'],
+    ];
+    for (const [c, i, slot, value, message] of cases) {
+      const exported = acd.exportBatch(batch(10_000));
+      acd.core.view.setInt32(bufferOf(exported.array, c, i) + 4 * slot, value, true);
+      let error: unknown = null;
+      try {
+        acd.importBatch(exported.schema, exported.array, { mode }).release();
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ArrowCDeviceError);
+      expect((error as Error).message).toBe(message);
+      // Nothing was moved: the export is still the caller's.
+      exported.release();
+    }
+  });
+});
