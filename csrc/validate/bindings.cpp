@@ -200,6 +200,13 @@ extern "C" EMSCRIPTEN_KEEPALIVE uintptr_t acd_scan_table_address() {
   return reinterpret_cast<uintptr_t>(&acd_scan_table);
 }
 
+// Where TypeScript copies slots from outside the core's memory to scan them.
+extern "C" EMSCRIPTEN_KEEPALIVE uintptr_t acd_scan_scratch_address() {
+  return reinterpret_cast<uintptr_t>(acd_scan_scratch);
+}
+
+extern "C" EMSCRIPTEN_KEEPALIVE int acd_scan_scratch_bytes() { return ACD_SCAN_SCRATCH_BYTES; }
+
 EMSCRIPTEN_BINDINGS(arrow_c_device_validate) {
   using emscripten::function;
   function("schemaValidate", &SchemaValidate);

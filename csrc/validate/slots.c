@@ -7,7 +7,9 @@
 // typed array loop in JavaScript (1.5 to 2 ns a slot; issue 14, the nested
 // set). Each returns the first slot that fails, for TypeScript to describe,
 // and reads nothing but the slots it is given: the caller has checked that
-// they lie inside the memory and are aligned for their width.
+// they lie inside the memory and are aligned for their width. Slots in
+// another memory are copied into acd_scan_scratch a part at a time first
+// (ts/abi/slot-scan.ts), which costs less than scanning them in JavaScript.
 
 #include <string.h>
 
@@ -55,6 +57,7 @@ int32_t AcdScanOffsets64(const int64_t* offsets, int32_t from, int32_t to, doubl
 }
 
 struct AcdScanTable acd_scan_table;
+_Alignas(16) uint8_t acd_scan_scratch[ACD_SCAN_SCRATCH_BYTES];
 
 int32_t AcdScanUnion(const int8_t* ids, const int32_t* offsets, int32_t from, int32_t to,
                      const struct AcdScanTable* table) {

@@ -217,6 +217,11 @@ struct AcdScanTable {
 };
 extern struct AcdScanTable acd_scan_table;
 
+// Where TypeScript copies the slots of a buffer outside the core's memory
+// (another module's, a copy), a part at a time, to scan them here.
+#define ACD_SCAN_SCRATCH_BYTES (64 * 1024)
+extern uint8_t acd_scan_scratch[ACD_SCAN_SCRATCH_BYTES];
+
 // The first i in [from, to) whose type id is none of the table's, or
 // (offsets not NULL: a dense union) whose offset is outside its child; or to;
 // -1 when the table's n_children is not 0 to ACD_SCAN_MAX_CHILDREN.

@@ -118,9 +118,10 @@ export class Core {
   readonly serial = ++serials;
 
   /**
-   * The slot scans of ts/validate/raw-shape.ts over this core's memory, in
-   * wasm (csrc/validate/slots.c); null when the module lacks their exports (a
-   * linked module may): the scans then run in JavaScript.
+   * The slot scans of ts/validate/raw-shape.ts, in wasm (csrc/validate/slots.c;
+   * slots outside this core's memory are copied in a part at a time); null
+   * when the module lacks their exports (a linked module may): the scans then
+   * run in JavaScript.
    */
   readonly slotScan: SlotScan | null;
 

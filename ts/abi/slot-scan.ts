@@ -1,36 +1,38 @@
 // The core's slot scans (csrc/validate/slots.c): the loops of
-// ts/validate/raw-shape.ts over every offset and union slot, run in wasm over
-// buffers in the core's own memory. A JavaScript loop over a typed array costs
-// 1.5 to 2 ns a slot here; these run at a fraction of that (issue 14: an import
-// of the nested set spent nine tenths of its time in those loops).
+// ts/validate/raw-shape.ts over every offset and union slot, run in wasm. A
+// JavaScript loop over a typed array costs 1.5 to 3.6 ns a slot here; these
+// run at 0.15 to 0.55 (issue 14: an import of the nested set spent nine
+// tenths of its time in those loops). Slots in the core's own memory are
+// scanned where they are; slots anywhere else (another module's memory, a
+// copy) are copied into the core's scratch area a part at a time first: the
+// copy and the scan cost less than the JavaScript loop.
 
 /** The plain wasm exports behind a SlotScan (csrc/validate/bindings.cpp); a linked module may lack them. */
 export interface SlotScanExports {
   acd_scan_offsets?: (offsets: number, width: number, from: number, to: number, limit: number) => number;
   acd_scan_union?: (ids: number, offsets: number, from: number, to: number) => number;
   acd_scan_table_address?: () => number;
+  acd_scan_scratch_address?: () => number;
+  acd_scan_scratch_bytes?: () => number;
 }
 
-/**
- * Scans of slots in one memory. The caller passes only slots that lie in
- * `buffer` and are aligned for their width: nothing here checks them again.
- */
+/** Scans of slots, wherever their bytes are. The caller checks that the slots it names are in the views it passes. */
 export interface SlotScan {
-  /** The memory's bytes now: a view of this buffer is what the scans can read (by its byteOffset). */
-  readonly buffer: ArrayBufferLike;
   /**
-   * The first slot i in [from, to] of the width-byte offsets at `address`
-   * that is outside [0, limit] or below the one before it; to + 1 when none.
+   * The first slot i in [from, to] of the width-byte offsets that `entries`
+   * starts with (entry 0 at its first byte) that is outside [0, limit] or
+   * below the one before it; to + 1 when none.
    */
-  offsets(address: number, width: 4 | 8, from: number, to: number, limit: number): number;
+  offsets(entries: ArrayBufferView, width: 4 | 8, from: number, to: number, limit: number): number;
   /**
-   * The first slot i in [from, to) of the int8 type ids at `ids` that is none
-   * of `typeIds` (a later child winning a repeated id), or whose dense offset
-   * (`offsets` not 0) is outside its child (`lengths` by child, -1: missing);
-   * to when none; null when the union has more than 128 children or an id
-   * outside the int8 range (the caller's loop scans it then).
+   * The first slot i in [from, to) of the int8 type ids `ids` starts with
+   * that is none of `typeIds` (a later child winning a repeated id), or
+   * whose dense offset (`offsets`, int32, not null) is outside its child
+   * (`lengths` by child, -1: missing); to when none; null when the union has
+   * more than 128 children or an id outside the int8 range (the caller's
+   * loop scans it then).
    */
-  union(ids: number, offsets: number, from: number, to: number, typeIds: readonly number[], lengths: readonly number[]): number | null;
+  union(ids: ArrayBufferView, offsets: ArrayBufferView | null, from: number, to: number, typeIds: readonly number[], lengths: readonly number[]): number | null;
 }
 
 /** The most children a scanned union may have (ACD_SCAN_MAX_CHILDREN in csrc/validate/validate.h). */
@@ -38,15 +40,41 @@ const MAX_CHILDREN = 128;
 
 /** A SlotScan over `memory` through a module's exports, or null when it lacks any of them. */
 export function slotScanOf(memory: WebAssembly.Memory, exports: SlotScanExports): SlotScan | null {
-  const { acd_scan_offsets: scanOffsets, acd_scan_union: scanUnion, acd_scan_table_address: tableAddress } = exports;
-  if (scanOffsets === undefined || scanUnion === undefined || tableAddress === undefined) return null;
+  const { acd_scan_offsets: scanOffsets, acd_scan_union: scanUnion, acd_scan_table_address: tableAddress,
+    acd_scan_scratch_address: scratchAddress, acd_scan_scratch_bytes: scratchBytes } = exports;
+  if (scanOffsets === undefined || scanUnion === undefined || tableAddress === undefined || scratchAddress === undefined || scratchBytes === undefined) {
+    return null;
+  }
   // struct AcdScanTable: double lengths[128], int8_t type_ids[128], int32_t n_children.
   const table = tableAddress();
+  const scratch = scratchAddress();
+  const room = scratchBytes();
+  let bytes = new Uint8Array(0);
+  /** The memory's bytes (a new view after it grew). */
+  const heap = () => (bytes.buffer === memory.buffer ? bytes : (bytes = new Uint8Array(memory.buffer)));
+  /** Whether v's bytes are in the memory, at an address `align` divides: scanned where they are. */
+  const here = (v: ArrayBufferView, align: number) => v.buffer === memory.buffer && v.byteOffset % align === 0;
+  /** Bytes [from, to) of v copied to the scratch area at `at` (never past its end: the core's data follows it). */
+  const copy = (v: ArrayBufferView, from: number, to: number, at: number) => {
+    if (at + to - from > room) throw new Error(`slot scan: ${to - from} bytes at ${at} do not fit the ${room}-byte scratch area`);
+    heap().set(new Uint8Array(v.buffer, v.byteOffset + from, to - from), scratch + at);
+  };
+
   return {
-    get buffer() {
-      return memory.buffer;
+    offsets(entries, width, from, to, limit) {
+      if (here(entries, width)) return scanOffsets(entries.byteOffset, width, from, to, limit);
+      // Parts of `per` entries; each after the first starts with the last entry of the one before
+      // (checked already), so that the scan compares every entry with the one before it.
+      const per = Math.floor(room / width);
+      for (let start = from; ;) {
+        const end = Math.min(to, start + per - 1);
+        copy(entries, start * width, (end + 1) * width, 0);
+        const i = scanOffsets(scratch, width, 0, end - start, limit);
+        if (i <= end - start) return start + i;
+        if (end === to) return to + 1;
+        start = end;
+      }
     },
-    offsets: (address, width, from, to, limit) => scanOffsets(address, width, from, to, limit),
     union(ids, offsets, from, to, typeIds, lengths) {
       const n = typeIds.length;
       if (n > MAX_CHILDREN || lengths.length !== n) return null;
@@ -55,8 +83,21 @@ export function slotScanOf(memory: WebAssembly.Memory, exports: SlotScanExports)
       new Float64Array(buffer, table, n).set(lengths);
       new Int8Array(buffer, table + 8 * MAX_CHILDREN, n).set(typeIds);
       new Int32Array(buffer, table + 9 * MAX_CHILDREN, 1)[0] = n;
-      const i = scanUnion(ids, offsets, from, to);
-      return i < 0 ? null : i;
+      if (here(ids, 1) && (offsets === null || here(offsets, 4))) {
+        const i = scanUnion(ids.byteOffset, offsets === null ? 0 : offsets.byteOffset, from, to);
+        return i < 0 ? null : i;
+      }
+      // Parts of `per` slots: their ids, then (dense) their offsets at a 16-byte boundary.
+      const per = offsets === null ? room : Math.floor(room / 5 / 16) * 16;
+      for (let start = from; start < to; start += per) {
+        const end = Math.min(to, start + per);
+        copy(ids, start, end, 0);
+        if (offsets !== null) copy(offsets, 4 * start, 4 * end, per);
+        const i = scanUnion(scratch, offsets === null ? 0 : scratch + per, 0, end - start);
+        if (i < 0) return null;
+        if (i < end - start) return start + i;
+      }
+      return to;
     },
   };
 }

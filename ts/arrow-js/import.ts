@@ -10,6 +10,7 @@ import type { Imported, ImportedSchema, ReadSchema } from '../exchange/handles.j
 import { importArray, type Reader } from '../exchange/import.js';
 import type { ImportOptions } from '../exchange/options.js';
 import { isShared } from '../abi/address-space.js';
+import type { SlotScan } from '../abi/slot-scan.js';
 import { copyRaw, readRaw, type ImportMode } from '../model/raw.js';
 import type { DataType, Field } from '../model/types.js';
 import { checkForArrow, convertedType, toArrowData, toRecordBatch, type Conversion } from './arrow-data.js';
@@ -22,18 +23,19 @@ export type { ImportMode } from '../model/raw.js';
  * Reads a (validated) ArrowArray tree into apache-arrow Data: views of wasm
  * memory in view mode, copies in copy mode. Types apache-arrow lacks throw
  * unless `convert` names them. validatedFully: the tree was validated at
- * 'full' (the slot-by-slot reference checks are then not repeated).
+ * 'full' (the slot-by-slot reference checks are then not repeated). slots:
+ * the core's scans, which make those checks (null: TypeScript's loops).
  */
 export function readData(space: ReadSpace, ptr: number, type: DataType, mode: ImportMode, convert: readonly Conversion[] = [],
-  validatedFully = false, arrowType?: arrow.DataType): arrow.Data {
+  validatedFully = false, arrowType?: arrow.DataType, slots: SlotScan | null = null): arrow.Data {
   // The common kinds straight from the structs (arrow-view.ts); any other tree, or any fault, the general way.
   const direct = arrowType !== undefined ? buildArrow('array', () => viewData(space, ptr, type, arrowType, mode === 'copy')) : null;
   if (direct !== null) return direct;
-  const slots = space.slotScan ?? null;
-  if (mode === 'copy' && slots !== null && !isShared(slots.buffer)) {
-    // Checked where the buffers are, by the core's scans, then copied: the
-    // copies are the same bytes (nothing runs in between). Not in a shared
-    // memory, which another thread may write after the check.
+  if (mode === 'copy' && slots !== null && !isShared(space.structs.view.buffer)) {
+    // Checked where the buffers are, by the core's scans (no copy of their
+    // own to scan), then copied: the copies are the same bytes (nothing runs
+    // in between). Not in a shared memory, which another agent may write
+    // after the check.
     const views = readRaw(space, ptr, type, 'view');
     buildArrow('array', () => checkForArrow(views, convert, 'array', validatedFully, slots));
     const raw = copyRaw(views);
@@ -121,11 +123,11 @@ export function buildArrow<T>(what: string, build: () => T): T {
   }
 }
 
-/** Reads a moved struct array as a record batch, with the options' conversions. */
-export function batchReader(options: ImportOptions): Reader<arrow.RecordBatch> {
+/** Reads a moved struct array as a record batch, with the options' conversions (checked by the core's scans, `slots`). */
+export function batchReader(options: ImportOptions, slots: SlotScan | null): Reader<arrow.RecordBatch> {
   return (s, ptr, mode, space) => {
     const types = arrowTypesOrNull(s.field, options.convert);
-    const data = readData(space, ptr, s.field.type, mode, options.convert, options.validate === 'full', types?.type);
+    const data = readData(space, ptr, s.field.type, mode, options.convert, options.validate === 'full', types?.type, slots);
     // types is null only when toArrowData would have refused the type: built again here, it throws the same.
     return buildArrow('array', () => toBatch(s, data, (types ?? arrowTypesOf(s.field, options.convert)).schema));
   };
@@ -137,7 +139,7 @@ export function batchReader(options: ImportOptions): Reader<arrow.RecordBatch> {
  * is moved or released.
  */
 export function importBatch(core: Core, schema: number | ImportedSchema, array: number, options: ImportOptions = {}): Imported<arrow.RecordBatch> {
-  return importArray(core, schema, array, 'ArrowArray', options, batchReader(options));
+  return importArray(core, schema, array, 'ArrowArray', options, batchReader(options, core.slotScan));
 }
 
 /** Takes ownership of an ArrowArray of any type and imports it as a Vector. */
@@ -145,7 +147,7 @@ export function importVector(core: Core, schema: number | ImportedSchema, array:
   return importArray(core, schema, array, 'ArrowArray', options,
     (s, ptr, mode, space) => {
       const types = arrowTypesOrNull(s.field, options.convert);
-      const data = readData(space, ptr, s.field.type, mode, options.convert, options.validate === 'full', types?.type);
+      const data = readData(space, ptr, s.field.type, mode, options.convert, options.validate === 'full', types?.type, core.slotScan);
       return buildArrow('array', () => new arrow.Vector([data]));
     });
 }

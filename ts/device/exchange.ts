@@ -120,11 +120,11 @@ export function importDeviceBatch(core: Core, schema: number | ImportedSchema, d
   if (policy !== 'copy' && policy !== 'keep' && policy !== 'reject') {
     throw new ArrowCDeviceError(`device: expected 'copy', 'keep' or 'reject', found '${String(policy)}'`, EINVAL);
   }
-  if (options.from !== undefined) return importForeignDevice(core, schema, deviceArray, options, batchReader(options));
+  if (options.from !== undefined) return importForeignDevice(core, schema, deviceArray, options, batchReader(options, core.slotScan));
   core.structs.checkRange(deviceArray, core.structs.size('ArrowDeviceArray'), 'ArrowDeviceArray');
   if (policy === 'keep') return keepOnDevice(core, schema, deviceArray);
   const type = core.structs.i32('ArrowDeviceArray', deviceArray, 'device_type');
-  const read = batchReader(options);
+  const read = batchReader(options, core.slotScan);
   if (type === constants.ARROW_DEVICE_CPU) return importArray(core, schema, deviceArray, 'ArrowDeviceArray', options, read);
   if (policy === 'reject') throw notOnCpu(core, deviceArray);
   return copyToHost(core, schema, deviceArray, options, read);

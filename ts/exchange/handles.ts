@@ -4,7 +4,6 @@
 // release() (or the finalizer backstop of ts/abi/handles.ts).
 
 import type { AddressSpace } from '../abi/address-space.js';
-import type { SlotScan } from '../abi/slot-scan.js';
 import type { Core } from '../abi/core.js';
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import { Handle } from '../abi/handles.js';
@@ -145,11 +144,8 @@ export class ExportedArray extends Handle {
   }
 }
 
-/**
- * What a reader reads an ArrowArray in: the core's memory (with its slot
- * scans, ts/abi/slot-scan.ts), or another module's (view mode).
- */
-export type ReadSpace = Pick<AddressSpace, 'structs'> & { readonly slotScan?: SlotScan | null };
+/** What a reader reads an ArrowArray in: the core's memory, or another module's (view mode). */
+export type ReadSpace = Pick<AddressSpace, 'structs'>;
 
 /** What a reader needs of an imported schema: an ImportedSchema, or another module's schema copied for one import. */
 export type ReadSchema = Pick<ImportedSchema, 'field' | 'schema'>;

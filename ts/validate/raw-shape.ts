@@ -8,8 +8,8 @@
 // 'full' (a middle offset is not read at 'default', nothing at 'none'); this
 // check runs on every conversion to apache-arrow, whatever the level. It reads
 // each offset, index and view once: O(slots), no allocation per slot; the
-// passes over offsets and union slots of buffers in the core's own memory run
-// in wasm (SlotScan, csrc/validate/slots.c), the others here.
+// passes over offsets and union slots run in the core when it is given
+// (SlotScan, csrc/validate/slots.c), the others here.
 
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import type { SlotScan } from '../abi/slot-scan.js';
@@ -66,11 +66,6 @@ function needEntries(b: Uint8Array | null, width: number, count: number, what: P
   return size;
 }
 
-/** Whether `slots` can scan b's entries of `width` bytes: b views its memory, aligned for the width. */
-function scannable(slots: SlotScan | null, b: Uint8Array | null, width: number): b is Uint8Array {
-  return slots !== null && b !== null && b.buffer === slots.buffer && b.byteOffset % width === 0;
-}
-
 /** Whether apache-arrow reads slot i: bitmap is null when every slot is read. */
 const isRead = (bitmap: Uint8Array | null, i: number) => bitmap === null || ((bitmap[i >> 3]! >> (i & 7)) & 1) === 1;
 
@@ -94,8 +89,8 @@ function needChildLength(c: RawArray, slots: number, path: Path, what: string): 
  * scan false skips the passes over every slot (offsets, type ids, dictionary
  * indices, run ends, views): for data the C validator checked at 'full',
  * which checks each of them; the per-node checks (lengths, buffer sizes,
- * child lengths) always run. slots: the scans of the core whose memory the
- * buffers may be in (passes over its buffers run there), or null.
+ * child lengths) always run. slots: the core's scans, which make the passes
+ * over offsets and union slots (null: the loops here).
  */
 export function checkShape(raw: RawArray, path: Path = 'array', scan = true, slots: SlotScan | null = null): void {
   const { type, offset, length } = raw;
@@ -191,9 +186,9 @@ function checkOffsets(raw: RawArray, limit: number, what: Path, target: () => st
   // A zero-length array may come without offsets (apache-arrow is given one).
   if (phys === 0 && (b === null || b.byteLength === 0)) return;
   let i = -1;
-  if (scannable(slots, b, w)) {
+  if (slots !== null && b !== null) {
     needEntries(b, w, phys + 1, what);
-    i = slots!.offsets(b.byteOffset, w as 4 | 8, raw.offset, phys, limit);
+    i = slots.offsets(b, w as 4 | 8, raw.offset, phys, limit);
     if (i > phys) return;
   }
   // The entries as numbers: for the pass below, or the message of the slot the core's scan found.
@@ -239,9 +234,7 @@ function checkUnionSlots(raw: RawArray, typeIds: readonly number[], ids: Ints, o
   // Child lengths by child index, -1 for a missing child, so that any offset into it fails.
   const lengths = typeIds.map((_, k) => raw.children[k]?.length ?? -1);
   const phys = raw.offset + raw.length;
-  // In the core when it holds both buffers (ids are bytes, always aligned; the offsets' 4-byte alignment is entries()'s view).
-  const inCore = slots !== null && ids.buffer === slots.buffer && (offsets === null || offsets.buffer === slots.buffer);
-  let i = inCore ? slots.union(ids.byteOffset, offsets === null ? 0 : offsets.byteOffset, raw.offset, phys, typeIds, lengths) : null;
+  let i = slots !== null ? slots.union(ids, offsets, raw.offset, phys, typeIds, lengths) : null;
   i ??= offsets === null ? firstBadId(ids as Int8Array, childOf, raw.offset, phys)
     : firstBadSlot(ids as Int8Array, offsets as Int32Array, childOf, Float64Array.from(lengths), raw.offset, phys);
   if (i === phys) return;
