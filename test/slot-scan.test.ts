@@ -5,6 +5,9 @@
 // find the slot the TypeScript loops find, for every corruption, at every
 // place of a block and of a part: the same raw arrays are checked both ways
 // and must give the same error (or none). Then the imports that use them.
+// Longer than 400 lines: the comparisons of the three scans (offsets, union
+// slots, binary views) share this file's placing of buffers and its counting
+// scan, which a split would have to export.
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
 import * as arrow from 'apache-arrow';
 import { ArrowCDevice } from '../ts/api.js';
@@ -64,6 +67,7 @@ function counting(): { scan: SlotScan; calls: () => number } {
   const scan: SlotScan = {
     offsets: (...a) => (n++, real.offsets(...a)),
     union: (...a) => (n++, real.union(...a)),
+    views: (...a) => (n++, real.views(...a)),
   };
   return { scan, calls: () => n };
 }
@@ -81,7 +85,7 @@ function messageOf(f: () => void): string | null {
     f();
     return null;
   } catch (e) {
-    expect(e).toBeInstanceOf(ArrowCDeviceError);
+    if (!(e instanceof ArrowCDeviceError)) throw e;
     return (e as Error).message;
   }
 }
@@ -283,6 +287,94 @@ describe.each(['core', 'elsewhere'] as const)('the core scans union slots as the
     expect(messageOf(() => checkShape(raw, 'array', true, scan))).toBeNull();
     expect(calls()).toBeGreaterThan(10);
     freeAll();
+  });
+});
+
+describe.each(['core', 'elsewhere'] as const)('the core scans binary views as the TypeScript loop does (buffers in: %s)', (where) => {
+  beforeEach(() => {
+    place = where;
+  });
+
+  /** A views array of phys slots over `lengths` variadic buffers, valid, with nulls when `nulls`. */
+  function viewsOf(next: (n: number) => number, phys: number, lengths: number[], nulls: boolean): { words: Int32Array; validity: Uint8Array | null } {
+    const words = new Int32Array(4 * phys);
+    for (let i = 0; i < phys; i++) {
+      const index = next(lengths.length);
+      const inline = next(3) === 0 || lengths[index]! < 13;
+      const size = inline ? next(13) : 13 + next(lengths[index]! - 12);
+      words.set([size, 0x64636261, inline ? 0 : index, inline ? 0 : next(lengths[index]! - size + 1)], 4 * i);
+    }
+    const validity = nulls ? Uint8Array.from({ length: Math.ceil(phys / 8) }, () => next(256)) : null;
+    return { words, validity };
+  }
+
+  test.each(['utf8_view', 'binary_view'] as const)('%s: 3,000 arrays of 0 to 300 slots, sliced, with nulls, each with a wrong view anywhere or none: the same error both ways', (kind) => {
+    mark();
+    const next = seeded(kind.length * 31 + where.length);
+    const { scan, calls } = counting();
+    let failures = 0;
+    for (let c = 0; c < 3000; c++) {
+      const slots = next(301);
+      const from = next(10);
+      const phys = from + slots;
+      const lengths = Array.from({ length: 1 + next(3) }, () => next(80));
+      const nulls = next(2) === 0;
+      const { words, validity } = viewsOf(next, phys, lengths, nulls);
+      const at = from + next(Math.max(slots, 1));
+      if (slots > 0 && next(4) !== 0) {
+        const size = 13 + next(40);
+        const wrongs: [number, number][] = [[lengths.length, 0], [-1, 0], [0, -1 - next(5)], [0, lengths[0]! - size + 1 + next(5)], [next(lengths.length), 2147483647]];
+        const [index, start] = wrongs[next(wrongs.length)]!;
+        words.set([size, 0, index, start], 4 * at);
+      }
+      // A wrong view before the slice is never read.
+      if (from > 0 && next(4) === 0) words.set([30, 0, lengths.length + 5, -9], 4 * next(from));
+      const raw: RawArray = {
+        type: kind === 'utf8_view' ? t.utf8View() : t.binaryView(), length: slots, nullCount: nulls ? 1 : 0, offset: from, dictionary: null, children: [],
+        buffers: [validity === null ? null : inCore(validity), inCore(words), ...lengths.map((n) => inCore(new Uint8Array(n))),
+          inCore(BigInt64Array.from(lengths, BigInt))],
+      };
+      const before = calls();
+      const inTs = messageOf(() => checkShape(raw, 'array', true, null));
+      const inCoreScan = messageOf(() => checkShape(raw, 'array', true, scan));
+      expect(inCoreScan).toBe(inTs);
+      if (slots > 0) expect(calls()).toBeGreaterThan(before);
+      if (inTs !== null) failures++;
+      freeAll();
+    }
+    expect(failures).toBeGreaterThan(1000);
+  });
+
+  test('100,000 views: a wrong one at the ends of the scratch area\'s parts (2,048 views), with and without nulls', () => {
+    mark();
+    const next = seeded(5);
+    const n = 100_000;
+    const lengths = [1000, 500];
+    for (const nulls of [false, true]) {
+      const { words } = viewsOf(next, n, lengths, false);
+      const bitmap = nulls ? new Uint8Array(Math.ceil(n / 8)).fill(0xff) : null;
+      const raw: RawArray = {
+        type: t.utf8View(), length: n - 3, nullCount: nulls ? 1 : 0, offset: 3, dictionary: null, children: [],
+        buffers: [bitmap === null ? null : inCore(bitmap), inCore(words), ...lengths.map((k) => inCore(new Uint8Array(k))), inCore(BigInt64Array.from(lengths, BigInt))],
+      };
+      const there = new Int32Array(raw.buffers[1]!.buffer, raw.buffers[1]!.byteOffset, 4 * n);
+      const bits = raw.buffers[0];
+      for (const i of [3, 4, 2047, 2048, 2049, 4095, 4096, 50_001, n - 1]) {
+        const saved = there.slice(4 * i, 4 * i + 4);
+        there.set([20, 0, 1, 490], 4 * i);
+        expect(messageOf(() => checkShape(raw, 'array', true, acd.core.slotScan)))
+          .toBe(`array.buffers[3]: view ${i} reads bytes [490, 510), outside the 500-byte buffer`);
+        if (bits !== null) {
+          // A null slot's view is not read: no error.
+          bits[i >> 3] &= ~(1 << (i & 7));
+          expect(messageOf(() => checkShape(raw, 'array', true, acd.core.slotScan))).toBeNull();
+          bits[i >> 3] |= 1 << (i & 7);
+        }
+        there.set(saved, 4 * i);
+      }
+      expect(messageOf(() => checkShape(raw, 'array', true, acd.core.slotScan))).toBeNull();
+      freeAll();
+    }
   });
 });
 

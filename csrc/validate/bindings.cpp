@@ -195,6 +195,12 @@ extern "C" EMSCRIPTEN_KEEPALIVE int acd_scan_union(uintptr_t ids, uintptr_t offs
   return AcdScanUnion(AcdPtr<const int8_t>(ids), AcdPtr<const int32_t>(offsets), from, to, &acd_scan_table);
 }
 
+extern "C" EMSCRIPTEN_KEEPALIVE int acd_scan_views(uintptr_t views, uintptr_t validity, int from, int to,
+                                                   uintptr_t lengths, int n_variadic) {
+  return AcdScanViews(AcdPtr<const int32_t>(views), AcdPtr<const uint8_t>(validity), from, to,
+                      AcdPtr<const double>(lengths), n_variadic);
+}
+
 // Where TypeScript writes a union's table (struct AcdScanTable) before acd_scan_union.
 extern "C" EMSCRIPTEN_KEEPALIVE uintptr_t acd_scan_table_address() {
   return reinterpret_cast<uintptr_t>(&acd_scan_table);

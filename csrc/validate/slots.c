@@ -1,7 +1,7 @@
 // The passes over every slot that the TypeScript side makes before it hands
 // an array to apache-arrow (ts/validate/raw-shape.ts): offsets ascending and
 // inside what they index, union type ids declared and dense offsets inside
-// their child. apache-arrow reads without bounds checks, so these run on
+// their child, binary views inside their buffers. apache-arrow reads without bounds checks, so these run on
 // every conversion the C validator did not check at FULL; over a buffer in
 // the core's own memory they run here, where the loop costs a fraction of a
 // typed array loop in JavaScript (1.5 to 2 ns a slot; issue 14, the nested
@@ -54,6 +54,21 @@ int32_t AcdScanOffsets64(const int64_t* offsets, int32_t from, int32_t to, doubl
   // Up to 2^53 a double is exact: beyond it no child or buffer of this memory reaches.
   int64_t lim = limit >= 9007199254740992.0 ? INT64_MAX : (int64_t)limit;
   ACD_SCAN_OFFSETS(int64_t, offsets, from, to, lim);
+}
+
+int32_t AcdScanViews(const int32_t* views, const uint8_t* validity, int32_t from, int32_t to,
+                     const double* lengths, int32_t n_variadic) {
+  for (int32_t i = from; i < to; i++) {
+    const int32_t* view = views + 4 * (int64_t)i;
+    int32_t size = view[0];
+    if (size <= 12) continue;
+    if (validity != NULL && ((validity[i >> 3] >> (i & 7)) & 1) == 0) continue;
+    int32_t index = view[2];
+    int32_t start = view[3];
+    // (A double holds start + size exactly: both are 32-bit.)
+    if (index < 0 || index >= n_variadic || start < 0 || (double)start + size > lengths[index]) return i;
+  }
+  return to;
 }
 
 struct AcdScanTable acd_scan_table;

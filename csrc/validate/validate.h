@@ -217,6 +217,13 @@ struct AcdScanTable {
 };
 extern struct AcdScanTable acd_scan_table;
 
+// The first i in [from, to) whose binary view (16 bytes: size, prefix, buffer
+// index, offset) reads bytes outside its variadic buffer (lengths[index] bytes;
+// n_variadic of them), when its size is over 12 (not inline) and its validity
+// bit (NULL: every slot) is set; or to.
+int32_t AcdScanViews(const int32_t* views, const uint8_t* validity, int32_t from, int32_t to,
+                     const double* lengths, int32_t n_variadic);
+
 // Where TypeScript copies the slots of a buffer outside the core's memory
 // (another module's, a copy), a part at a time, to scan them here.
 #define ACD_SCAN_SCRATCH_BYTES (64 * 1024)

@@ -11,6 +11,7 @@
 export interface SlotScanExports {
   acd_scan_offsets?: (offsets: number, width: number, from: number, to: number, limit: number) => number;
   acd_scan_union?: (ids: number, offsets: number, from: number, to: number) => number;
+  acd_scan_views?: (views: number, validity: number, from: number, to: number, lengths: number, nVariadic: number) => number;
   acd_scan_table_address?: () => number;
   acd_scan_scratch_address?: () => number;
   acd_scan_scratch_bytes?: () => number;
@@ -33,6 +34,14 @@ export interface SlotScan {
    * loop scans it then).
    */
   union(ids: ArrayBufferView, offsets: ArrayBufferView | null, from: number, to: number, typeIds: readonly number[], lengths: readonly number[]): number | null;
+  /**
+   * The first slot i in [from, to) of the binary views `views` starts with
+   * (16 bytes each) whose bytes lie outside its variadic buffer (`lengths`,
+   * bytes, by buffer), when it is not inline (over 12 bytes) and its bit of
+   * `validity` (null: every slot) is set; to when none; null when there are
+   * more than 2,048 variadic buffers (the caller's loop scans it then).
+   */
+  views(views: ArrayBufferView, validity: ArrayBufferView | null, from: number, to: number, lengths: readonly number[]): number | null;
 }
 
 /** The most children a scanned union may have (ACD_SCAN_MAX_CHILDREN in csrc/validate/validate.h). */
@@ -40,9 +49,10 @@ const MAX_CHILDREN = 128;
 
 /** A SlotScan over `memory` through a module's exports, or null when it lacks any of them. */
 export function slotScanOf(memory: WebAssembly.Memory, exports: SlotScanExports): SlotScan | null {
-  const { acd_scan_offsets: scanOffsets, acd_scan_union: scanUnion, acd_scan_table_address: tableAddress,
+  const { acd_scan_offsets: scanOffsets, acd_scan_union: scanUnion, acd_scan_views: scanViews, acd_scan_table_address: tableAddress,
     acd_scan_scratch_address: scratchAddress, acd_scan_scratch_bytes: scratchBytes } = exports;
-  if (scanOffsets === undefined || scanUnion === undefined || tableAddress === undefined || scratchAddress === undefined || scratchBytes === undefined) {
+  if (scanOffsets === undefined || scanUnion === undefined || scanViews === undefined || tableAddress === undefined || scratchAddress === undefined
+    || scratchBytes === undefined) {
     return null;
   }
   // struct AcdScanTable: double lengths[128], int8_t type_ids[128], int32_t n_children.
@@ -99,5 +109,30 @@ export function slotScanOf(memory: WebAssembly.Memory, exports: SlotScanExports)
       }
       return to;
     },
+    views(views, validity, from, to, lengths) {
+      const n = lengths.length;
+      if (n > MAX_VARIADIC) return null;
+      // The buffers' lengths first in the scratch area, as doubles; in parts, then the views and their validity bytes.
+      new Float64Array(memory.buffer, scratch, n).set(lengths);
+      const bitmap = validity === null ? 0 : 1;
+      if (here(views, 4) && (validity === null || here(validity, 1))) {
+        return scanViews(views.byteOffset, validity === null ? 0 : validity.byteOffset, from, to, scratch, n);
+      }
+      // Parts of VIEWS_PER_PART slots from a multiple of 8, so that a part's validity starts on a byte.
+      const at = 8 * MAX_VARIADIC;
+      for (let start = from - (from % 8); start < to; start += VIEWS_PER_PART) {
+        const end = Math.min(to, start + VIEWS_PER_PART);
+        copy(views, 16 * start, 16 * end, at);
+        if (validity !== null) copy(validity, start >> 3, (end + 7) >> 3, at + 16 * VIEWS_PER_PART);
+        const i = scanViews(scratch + at, bitmap * (scratch + at + 16 * VIEWS_PER_PART), Math.max(from, start) - start, end - start, scratch, n);
+        if (i < end - start) return start + i;
+      }
+      return to;
+    },
   };
 }
+
+/** The most variadic buffers a scan of binary views takes (their lengths, 16 KB of the scratch area). */
+const MAX_VARIADIC = 2048;
+/** Binary views in one part of the scratch area (32 KB of them, and their 256 validity bytes, after the lengths). */
+const VIEWS_PER_PART = 2048;

@@ -8,8 +8,8 @@
 // 'full' (a middle offset is not read at 'default', nothing at 'none'); this
 // check runs on every conversion to apache-arrow, whatever the level. It reads
 // each offset, index and view once: O(slots), no allocation per slot; the
-// passes over offsets and union slots run in the core when it is given
-// (SlotScan, csrc/validate/slots.c), the others here.
+// passes over offsets, union slots and binary views run in the core when it
+// is given (SlotScan, csrc/validate/slots.c), the others here.
 
 import { ArrowCDeviceError, EINVAL } from '../abi/errors.js';
 import type { SlotScan } from '../abi/slot-scan.js';
@@ -90,7 +90,7 @@ function needChildLength(c: RawArray, slots: number, path: Path, what: string): 
  * indices, run ends, views): for data the C validator checked at 'full',
  * which checks each of them; the per-node checks (lengths, buffer sizes,
  * child lengths) always run. slots: the core's scans, which make the passes
- * over offsets and union slots (null: the loops here).
+ * over offsets, union slots and binary views (null: the loops here).
  */
 export function checkShape(raw: RawArray, path: Path = 'array', scan = true, slots: SlotScan | null = null): void {
   const { type, offset, length } = raw;
@@ -170,7 +170,7 @@ export function checkShape(raw: RawArray, path: Path = 'array', scan = true, slo
       if (scan) checkRunEnds(raw, childAt(raw, 0, path), childAt(raw, 1, path), path);
       break;
     case 'binary_view': case 'utf8_view':
-      if (scan) checkViews(raw, readMap, path);
+      if (scan) checkViews(raw, readMap, path, slots);
       break;
     default:
       needBytes(raw, 1, phys * byteWidth(type), path);
@@ -280,12 +280,12 @@ function checkRunEnds(raw: RawArray, runEnds: RawArray, values: RawArray, path: 
 }
 
 /** Each read view's bytes inside the view or its variadic buffer. */
-function checkViews(raw: RawArray, readMap: Uint8Array | null, path: Path): void {
+function checkViews(raw: RawArray, readMap: Uint8Array | null, path: Path, slots: SlotScan | null): void {
   const phys = raw.offset + raw.length;
   const word = entries(raw.buffers[1] ?? null, 4, true, phys * 4, { parent: path, suffix: '.buffers[1]' });
   const nVariadic = raw.buffers.length - 3;
   const lengths = raw.buffers.slice(2, 2 + nVariadic).map((b) => b?.byteLength ?? 0);
-  let i = raw.offset;
+  let i = (slots !== null && phys > raw.offset ? slots.views(word, readMap, raw.offset, phys, lengths) : null) ?? raw.offset;
   for (; i < phys; i++) {
     const size = word[4 * i]!, index = word[4 * i + 2]!, start = word[4 * i + 3]!;
     if (!isRead(readMap, i) || size <= 12) continue;
