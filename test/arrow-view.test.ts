@@ -63,8 +63,8 @@ function general(ptr: number, type: t.DataType, arrowType: arrow.DataType): Outc
 function agrees(ptr: number, type: t.DataType, arrowType: arrow.DataType): boolean {
   const expected = general(ptr, type, arrowType);
   // It never throws: whatever it cannot read, it leaves to the general path, whose error names it.
-  const direct = viewData(acd.core.space, ptr, type, arrowType);
-  const copied = viewData(acd.core.space, ptr, type, arrowType, true);
+  const direct = viewData(acd.core.space, ptr, type, arrowType, false, acd.core.slotScan);
+  const copied = viewData(acd.core.space, ptr, type, arrowType, true, acd.core.slotScan);
   expect(copied === null).toBe(direct === null);
   if (direct === null) return false;
   expect(expected).toEqual({ data: tree(direct) });
@@ -224,6 +224,76 @@ describe('a batch of every direct kind, each struct field corrupted in turn', ()
     }
     // Enough corruptions were tried, and many of them refused by the general path.
     expect(cases).toBeGreaterThan(500);
+    expect(refused).toBeGreaterThan(100);
+  });
+});
+
+/** A batch of the kinds the direct reader takes with the core's scans: list<int32> (with nulls), map<utf8, int32>, dense and sparse unions. */
+function nestedBatch(): { type: t.DataType; raw: RawArray } {
+  const n = 5;
+  const ints = (values: number[]): RawArray =>
+    ({ type: t.int32(), length: values.length, nullCount: 0, offset: 0, buffers: [null, u8(Int32Array.from(values))], children: [], dictionary: null });
+  const keys: RawArray = { type: t.utf8(), length: 6, nullCount: 0, offset: 0,
+    buffers: [null, u8(new Int32Array([0, 1, 2, 3, 4, 5, 6])), new TextEncoder().encode('abcdef')], children: [], dictionary: null };
+  const mapType = t.map(t.utf8(), t.int32());
+  const entries: RawArray = { type: t.childFields(mapType)[0]!.type, length: 6, nullCount: 0, offset: 0, buffers: [null],
+    children: [keys, ints([1, 2, 3, 4, 5, 6])], dictionary: null };
+  const unionFields = [t.field('i', t.int32()), t.field('j', t.int32())];
+  const dense = t.denseUnion(unionFields, [2, 7]);
+  const sparse = t.sparseUnion(unionFields, [2, 7]);
+  const fields = [t.field('l', t.list(t.int32())), t.field('m', mapType), t.field('du', dense), t.field('su', sparse)];
+  const children: RawArray[] = [
+    { type: fields[0]!.type, length: n, nullCount: 1, offset: 0, buffers: [u8(new Uint8Array([0b11101])), u8(new Int32Array([0, 2, 2, 3, 6, 7]))],
+      children: [ints([1, 2, 3, 4, 5, 6, 7])], dictionary: null },
+    { type: mapType, length: n, nullCount: 0, offset: 0, buffers: [null, u8(new Int32Array([0, 1, 3, 3, 5, 6]))], children: [entries], dictionary: null },
+    { type: dense, length: n, nullCount: 0, offset: 0, buffers: [u8(Int8Array.from([2, 7, 7, 2, 7])), u8(new Int32Array([0, 0, 1, 1, 2]))],
+      children: [ints([10, 11]), ints([20, 21, 22])], dictionary: null },
+    { type: sparse, length: n, nullCount: 0, offset: 0, buffers: [u8(Int8Array.from([7, 2, 2, 7, 2]))],
+      children: [ints([1, 2, 3, 4, 5]), ints([6, 7, 8, 9, 10])], dictionary: null },
+  ];
+  const type = t.struct(fields);
+  return { type, raw: { type, length: n, nullCount: 0, offset: 0, buffers: [null], children, dictionary: null } };
+}
+
+describe('lists, maps and unions, checked by the core\'s scans', () => {
+  test('read directly when intact, and left to the general path without the scans', () => {
+    const { type, raw } = nestedBatch();
+    using exported = acd.exportRaw({ name: '', type, nullable: false, metadata: null }, raw);
+    expect(agrees(exported.array, type, toArrowType(type))).toBe(true);
+    expect(viewData(acd.core.space, exported.array, type, toArrowType(type))).toBeNull();
+    // At 'full' the C validator checked every slot: no scan needed.
+    expect(viewData(acd.core.space, exported.array, type, toArrowType(type), false, null, false)).not.toBeNull();
+  });
+
+  test('every offset and type id set to every bad value in turn: the general path\'s Data, or left to it', () => {
+    mark();
+    const { type, raw } = nestedBatch();
+    const arrowType = toArrowType(type);
+    const s = acd.core.structs;
+    let cases = 0;
+    let refused = 0;
+    // [column, path to the node below it (child indices), buffer, width]
+    const targets: [number, number[], number, 1 | 4][] = [[0, [], 1, 4], [1, [], 1, 4], [2, [], 0, 1], [2, [], 1, 4], [3, [], 0, 1], [1, [0, 0], 1, 4]];
+    for (const [column, below, buffer, width] of targets) {
+      using exported = acd.exportRaw({ name: '', type, nullable: false, metadata: null }, raw);
+      let node = s.ptrAt(s.ptr('ArrowArray', exported.array, 'children') + column * 4);
+      for (const c of below) node = s.ptrAt(s.ptr('ArrowArray', node, 'children') + c * 4);
+      const at = s.ptrAt(s.ptr('ArrowArray', node, 'buffers') + buffer * 4);
+      const slotCount = Number(s.i64('ArrowArray', node, 'length')) + (width === 4 && buffer === 1 && column < 2 ? 1 : 0);
+      for (let slot = 0; slot < slotCount; slot++) {
+        const saved = width === 4 ? acd.core.view.getInt32(at + 4 * slot, true) : acd.core.view.getInt8(at + slot);
+        for (const bad of [-1, 0, 1, 2, 3, 6, 7, 8, 100, -128, 127]) {
+          if (width === 4) acd.core.view.setInt32(at + 4 * slot, bad, true);
+          else acd.core.view.setInt8(at + slot, bad);
+          if ('error' in general(exported.array, type, arrowType)) refused++;
+          agrees(exported.array, type, arrowType);
+          cases++;
+        }
+        if (width === 4) acd.core.view.setInt32(at + 4 * slot, saved, true);
+        else acd.core.view.setInt8(at + slot, saved);
+      }
+    }
+    expect(cases).toBeGreaterThan(300);
     expect(refused).toBeGreaterThan(100);
   });
 });

@@ -1,6 +1,8 @@
 // Imports straight from the C structs into apache-arrow Data, for the node
 // kinds most data is made of: fixed-width values, bool, binary and utf8 with
-// 32-bit offsets, struct and dictionary; zero-copy (views of the memory), or
+// 32-bit offsets, struct and dictionary, list and map with 32-bit offsets and
+// unions (whose every offset and slot the core's scans check, as the general
+// path's raw-shape.ts would); zero-copy (views of the memory), or
 // in copy mode over one copy of the bytes that hold every buffer (a first
 // walk of the same plan finds them). The general path reads a
 // RawArray first (a byte view per buffer), checks it (raw-shape.ts), then
@@ -28,9 +30,10 @@
 
 import * as arrow from 'apache-arrow';
 import { isShared } from '../abi/address-space.js';
+import type { SlotScan } from '../abi/slot-scan.js';
 import type { ReadSpace } from '../exchange/handles.js';
 import { arrayFieldOffsets, byteWidth } from '../model/raw.js';
-import type { DataType } from '../model/types.js';
+import { childFields, type DataType } from '../model/types.js';
 
 /** A typed array class, as apache-arrow's DataType.ArrayType gives it. */
 type TypedArrayCtor = (new (buffer: ArrayBufferLike, byteOffset: number, length: number) => ArrayBufferView) & { BYTES_PER_ELEMENT: number };
@@ -40,6 +43,8 @@ const BOOL = 1;
 const BINARY = 2;
 const STRUCT = 3;
 const DICTIONARY = 4;
+const LIST = 5;
+const UNION = 6;
 
 /** One node of a plan. */
 interface Step {
@@ -47,10 +52,12 @@ interface Step {
   readonly type: arrow.DataType;
   /** The values' (or a dictionary's indices') typed array class; Uint8Array for the others. */
   readonly Ctor: TypedArrayCtor;
-  /** Bytes per value (FIXED) or index (DICTIONARY). */
+  /** Bytes per value (FIXED) or index (DICTIONARY); a union's offsets (4: dense, 0: sparse). */
   readonly width: number;
-  /** A struct's children. */
+  /** A struct's or a union's children. */
   readonly children: number;
+  /** A union's type ids, by child. */
+  readonly typeIds: readonly number[];
 }
 
 /** The nodes of a type in the order they are read: a node, its children's subtrees, then its dictionary's. */
@@ -77,8 +84,8 @@ function planOf(type: DataType, arrowType: arrow.DataType): Plan | null {
 }
 
 function planInto(steps: Step[], type: DataType, arrowType: arrow.DataType): boolean {
-  const step = (code: number, Ctor: TypedArrayCtor, width: number, children: number): void => {
-    steps.push({ code, type: arrowType, Ctor, width, children });
+  const step = (code: number, Ctor: TypedArrayCtor, width: number, children: number, typeIds: readonly number[] = []): void => {
+    steps.push({ code, type: arrowType, Ctor, width, children, typeIds });
   };
   switch (type.kind) {
     case 'int': case 'float': case 'decimal': case 'fixed_size_binary': case 'date': case 'time': case 'timestamp':
@@ -93,6 +100,13 @@ function planInto(steps: Step[], type: DataType, arrowType: arrow.DataType): boo
       return true;
     case 'struct':
       step(STRUCT, Uint8Array, 0, type.children.length);
+      return type.children.every((f, i) => planInto(steps, f.type, arrowType.children[i]!.type));
+    case 'list': case 'map':
+      step(LIST, Int32Array, 0, 1);
+      return planInto(steps, childFields(type)[0]!.type, arrowType.children[0]!.type);
+    case 'union':
+      if (type.typeIds.length !== type.children.length) return false;
+      step(UNION, Int8Array, type.mode === 'dense' ? 4 : 0, type.children.length, type.typeIds);
       return type.children.every((f, i) => planInto(steps, f.type, arrowType.children[i]!.type));
     case 'dictionary': {
       // 64-bit indices are checked slot by slot by the general path.
@@ -151,15 +165,25 @@ let cursor = 0;
 /** The word offsets of the ArrowArray fields, by layout. */
 const offsets = new WeakMap<object, Int32Array>();
 
+/** The core's scans, which check list offsets and union slots (null: lists and unions are the general path's), and whether to. */
+let scan: SlotScan | null = null;
+let scanning = true;
+
 /**
  * The ArrowArray at ptr (validated against `type`, or at 'none') as
  * apache-arrow Data of arrowType, its buffers viewed where they are, or
  * copied (`copy`: the Data keeps nothing of the space's memory); null when
- * the tree has a node this reader leaves to the general path.
+ * the tree has a node this reader leaves to the general path. scans: the
+ * core's, without which a list or union is left to the general path;
+ * scanSlots false: its offsets and slots were checked already (the C
+ * validator at 'full').
  */
-export function viewData(space: ReadSpace, ptr: number, type: DataType, arrowType: arrow.DataType, copy = false): arrow.Data | null {
+export function viewData(space: ReadSpace, ptr: number, type: DataType, arrowType: arrow.DataType, copy = false,
+  scans: SlotScan | null = null, scanSlots = true): arrow.Data | null {
   const p = planOf(type, arrowType);
   if (p === null) return null;
+  scan = scans;
+  scanning = scanSlots;
   const s = space.structs;
   const view = s.view;
   if (view.byteOffset % 4 !== 0) return null;
@@ -200,7 +224,8 @@ export function viewData(space: ReadSpace, ptr: number, type: DataType, arrowTyp
   next = 0;
   const data = node(ptr);
   // Not kept past the import: they may view a buffer the memory's growth detaches later.
-  slots[0] = slots[1] = slots[2] = undefined;
+  slots[0] = slots[1] = slots[2] = slots[3] = undefined;
+  scan = null;
   source = EMPTY;
   packed = EMPTY_BYTES;
   return data;
@@ -288,6 +313,11 @@ function span(ptr: number): boolean {
   if (w[i + LENGTH + 1] !== 0 || length <= 0 || w[i + N_BUFFERS + 1] !== 0 || nBuffers <= 0) return false;
   const buffers = pointer(ptr + BUFFERS * 4);
   if (buffers <= 0 || buffers % (4 * pw) !== 0 || buffers + nBuffers * 4 * pw > limit) return false;
+  // A union has no validity: its buffer 0 is its type ids.
+  if (step.code === UNION) {
+    return spanOf(buffers, nBuffers, 0, length) && (step.width === 0 || spanOf(buffers, nBuffers, 1, length * step.width))
+      && spanChildren(ptr, step.children);
+  }
   const bitmapAt = pointer(buffers);
   if (bitmapAt < 0 || (bitmapAt !== 0 && !spanOf(buffers, nBuffers, 0, Math.ceil(length / 8)))) return false;
   switch (step.code) {
@@ -301,20 +331,25 @@ function span(ptr: number): boolean {
       if (offsets % 4 !== 0) return false;
       return spanOf(buffers, nBuffers, 2, w[(offsets >>> 2) + length]!);
     }
-    case STRUCT: {
-      const n = step.children;
-      const childrenAt = pointer(ptr + CHILDREN * 4);
-      if (n > 0 && (childrenAt <= 0 || childrenAt % (4 * pw) !== 0 || childrenAt + n * 4 * pw > limit)) return false;
-      for (let c = 0; c < n; c++) {
-        if (!span(pointer(childrenAt + c * 4 * pw))) return false;
-      }
-      return true;
-    }
+    case STRUCT:
+      return spanChildren(ptr, step.children);
+    case LIST:
+      return spanOf(buffers, nBuffers, 1, (length + 1) * 4) && spanChildren(ptr, 1);
     case DICTIONARY:
       return spanOf(buffers, nBuffers, 1, length * step.width) && span(pointer(ptr + DICT * 4));
     default:
       return false;
   }
+}
+
+/** span() of the n children of the node at ptr. */
+function spanChildren(ptr: number, n: number): boolean {
+  const childrenAt = pointer(ptr + CHILDREN * 4);
+  if (n > 0 && (childrenAt <= 0 || childrenAt % (4 * pw) !== 0 || childrenAt + n * 4 * pw > limit)) return false;
+  for (let c = 0; c < n; c++) {
+    if (!span(pointer(childrenAt + c * 4 * pw))) return false;
+  }
+  return true;
 }
 
 /** The pointer at byte address `address` (aligned for a pointer), or -1 when it is not below 2^32. */
@@ -362,10 +397,46 @@ function sliceOut(at: number, size: number): ArrayBuffer {
  * per node was one more allocation per column).
  */
 const slots: (ArrayBufferView | undefined)[] = [undefined, undefined, undefined, undefined];
-function dataBuffers(offsets: ArrayBufferView | undefined, values: ArrayBufferView | undefined, validity: ArrayBufferView | undefined): never {
+
+/** The n children of the node at ptr, each at least minLength long; null when one is not node()'s. */
+function childNodes(ptr: number, n: number, minLength: number): arrow.Data[] | null {
+  const childrenAt = pointer(ptr + CHILDREN * 4);
+  if (n > 0 && (childrenAt <= 0 || childrenAt % (4 * pw) !== 0 || childrenAt + n * 4 * pw > limit)) return null;
+  const children = new Array<arrow.Data>(n);
+  for (let c = 0; c < n; c++) {
+    const childPtr = pointer(childrenAt + c * 4 * pw);
+    const child = childPtr <= 0 ? null : node(childPtr);
+    if (child === null || child.length < minLength) return null;
+    children[c] = child;
+  }
+  return children;
+}
+
+/**
+ * A union node (no validity: buffer 0 is its type ids, buffer 1 a dense
+ * union's offsets): every slot's id one of the union's and every dense
+ * offset inside its child (the core's scan), a sparse union's children at
+ * least as long as it; else the general path's.
+ */
+function unionNode(ptr: number, step: Step, buffers: number, nBuffers: number, length: number, nullCount: number): arrow.Data | null {
+  const ids = view(buffers, nBuffers, 0, length, Int8Array);
+  const offsets = step.width === 0 ? undefined : view(buffers, nBuffers, 1, length * step.width, Int32Array);
+  if (ids === null || offsets === null || (scanning && scan === null)) return null;
+  const children = childNodes(ptr, step.children, step.width === 0 ? length : 0);
+  if (children === null) return null;
+  if (scanning) {
+    const lengths = children.map((c) => c.length);
+    const bad = scan!.union(ids, offsets ?? null, 0, length, step.typeIds, lengths);
+    if (bad === null || bad < length) return null;
+  }
+  return new arrow.Data(step.type, 0, length, nullCount, dataBuffers(offsets, undefined, undefined, ids), children);
+}
+function dataBuffers(offsets: ArrayBufferView | undefined, values: ArrayBufferView | undefined, validity: ArrayBufferView | undefined,
+  typeIds?: ArrayBufferView): never {
   slots[0] = offsets;
   slots[1] = values;
   slots[2] = validity;
+  slots[3] = typeIds;
   return slots as never;
 }
 
@@ -391,6 +462,7 @@ function node(ptr: number): arrow.Data | null {
   // The validity bitmap: NULL is none; any other pointer must be a readable bitmap.
   let validity: ArrayBufferView | undefined;
   if (nBuffers === 0) return null;
+  if (step.code === UNION) return unionNode(ptr, step, buffers, nBuffers, length, nullCount);
   const bitmapAt = pointer(buffers);
   if (bitmapAt < 0) return null;
   if (bitmapAt !== 0) {
@@ -414,18 +486,18 @@ function node(ptr: number): arrow.Data | null {
       return values === null ? null : new arrow.Data(step.type, 0, length, nullCount, dataBuffers(offsets, values, validity));
     }
     case STRUCT: {
-      const n = step.children;
-      const childrenAt = pointer(ptr + CHILDREN * 4);
-      if (n > 0 && (childrenAt <= 0 || childrenAt % (4 * pw) !== 0 || childrenAt + n * 4 * pw > limit)) return null;
-      const children = new Array<arrow.Data>(n);
-      for (let c = 0; c < n; c++) {
-        const childPtr = pointer(childrenAt + c * 4 * pw);
-        const child = childPtr <= 0 ? null : node(childPtr);
-        // A child shorter than the struct is an error the general path names.
-        if (child === null || child.length < length) return null;
-        children[c] = child;
-      }
-      return new arrow.Data(step.type, 0, length, nullCount, dataBuffers(undefined, undefined, validity), children);
+      // A child shorter than the struct is an error the general path names.
+      const children = childNodes(ptr, step.children, length);
+      return children === null ? null : new arrow.Data(step.type, 0, length, nullCount, dataBuffers(undefined, undefined, validity), children);
+    }
+    case LIST: {
+      const offsets = view(buffers, nBuffers, 1, (length + 1) * 4, Int32Array);
+      if (offsets === null || (scanning && scan === null)) return null;
+      const children = childNodes(ptr, 1, 0);
+      if (children === null) return null;
+      // Every offset ascending and within the child (a wrong one is an error the general path names).
+      if (scanning && scan!.offsets(offsets, 4, 0, length, children[0]!.length) <= length) return null;
+      return new arrow.Data(step.type, 0, length, nullCount, dataBuffers(offsets, undefined, validity), children);
     }
     case DICTIONARY: {
       const indices = view(buffers, nBuffers, 1, length * step.width, step.Ctor);

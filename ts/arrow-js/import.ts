@@ -29,7 +29,7 @@ export type { ImportMode } from '../model/raw.js';
 export function readData(space: ReadSpace, ptr: number, type: DataType, mode: ImportMode, convert: readonly Conversion[] = [],
   validatedFully = false, arrowType?: arrow.DataType, slots: SlotScan | null = null): arrow.Data {
   // The common kinds straight from the structs (arrow-view.ts); any other tree, or any fault, the general way.
-  const direct = arrowType !== undefined ? buildArrow('array', () => viewData(space, ptr, type, arrowType, mode === 'copy')) : null;
+  const direct = arrowType !== undefined ? buildArrow('array', () => viewData(space, ptr, type, arrowType, mode === 'copy', slots, !validatedFully)) : null;
   if (direct !== null) return direct;
   if (mode === 'copy' && slots !== null && !isShared(space.structs.view.buffer)) {
     // Checked where the buffers are, by the core's scans (no copy of their
