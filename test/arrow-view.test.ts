@@ -131,7 +131,7 @@ describe('every case of the fixture corpus: the general path\'s Data, or left to
 
 const u8 = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
-/** A batch of every kind the direct reader takes, with nulls: int32, int64, float64, bool, utf8, binary, struct, dictionary. */
+/** A batch of kinds the direct reader takes, with nulls: int32, int64, float64, bool, utf8, binary, struct, dictionary, fixed-size list. */
 function batch(): { type: t.DataType; raw: RawArray } {
   const n = 5;
   const validity = u8(new Uint8Array([0b10111]));
@@ -146,6 +146,7 @@ function batch(): { type: t.DataType; raw: RawArray } {
   const fields = [
     t.field('i', t.int32()), t.field('l', t.int64()), t.field('b', t.bool()), t.field('s', t.utf8()), t.field('y', t.binary()),
     t.field('st', t.struct([t.field('f', t.float64())])), t.field('d', t.dictionary(t.int32(), t.utf8())),
+    t.field('fl', t.fixedSizeList(2, t.int32())),
   ];
   const children: RawArray[] = [
     leaf(t.int32(), new Int32Array([1, 2, 3, 4, 5]), true),
@@ -155,6 +156,9 @@ function batch(): { type: t.DataType; raw: RawArray } {
     { ...strings, type: t.binary() },
     { type: fields[5]!.type, length: n, nullCount: 0, offset: 0, buffers: [null], children: [inner], dictionary: null },
     dict,
+    { type: fields[7]!.type, length: n, nullCount: 1, offset: 0, buffers: [validity],
+      children: [{ type: t.int32(), length: 2 * n, nullCount: 0, offset: 0, buffers: [null, u8(Int32Array.from({ length: 2 * n }, (_, i) => i))], children: [], dictionary: null }],
+      dictionary: null },
   ];
   const type = t.struct(fields);
   return { type, raw: { type, length: n, nullCount: 0, offset: 0, buffers: [null], children, dictionary: null } };

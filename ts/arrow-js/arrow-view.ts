@@ -1,8 +1,9 @@
 // Imports straight from the C structs into apache-arrow Data, for the node
 // kinds most data is made of: fixed-width values, bool, binary and utf8 with
-// 32-bit offsets, struct and dictionary, list and map with 32-bit offsets and
-// unions (whose every offset and slot the core's scans check, as the general
-// path's raw-shape.ts would); zero-copy (views of the memory), or
+// 32-bit offsets, struct and dictionary, fixed-size list, list and map with
+// 32-bit offsets and unions (whose every offset and slot the core's scans
+// check, as the general path's raw-shape.ts would); zero-copy (views of the
+// memory), or
 // in copy mode over one copy of the bytes that hold every buffer (a first
 // walk of the same plan finds them). The general path reads a
 // RawArray first (a byte view per buffer), checks it (raw-shape.ts), then
@@ -45,6 +46,7 @@ const STRUCT = 3;
 const DICTIONARY = 4;
 const LIST = 5;
 const UNION = 6;
+const FIXED_LIST = 7;
 
 /** One node of a plan. */
 interface Step {
@@ -52,7 +54,7 @@ interface Step {
   readonly type: arrow.DataType;
   /** The values' (or a dictionary's indices') typed array class; Uint8Array for the others. */
   readonly Ctor: TypedArrayCtor;
-  /** Bytes per value (FIXED) or index (DICTIONARY); a union's offsets (4: dense, 0: sparse). */
+  /** Bytes per value (FIXED) or index (DICTIONARY); a union's offsets (4: dense, 0: sparse); a fixed-size list's size. */
   readonly width: number;
   /** A struct's or a union's children. */
   readonly children: number;
@@ -104,6 +106,9 @@ function planInto(steps: Step[], type: DataType, arrowType: arrow.DataType): boo
     case 'list': case 'map':
       step(LIST, Int32Array, 0, 1);
       return planInto(steps, childFields(type)[0]!.type, arrowType.children[0]!.type);
+    case 'fixed_size_list':
+      step(FIXED_LIST, Uint8Array, type.listSize, 1);
+      return planInto(steps, type.child.type, arrowType.children[0]!.type);
     case 'union':
       if (type.typeIds.length !== type.children.length) return false;
       step(UNION, Int8Array, type.mode === 'dense' ? 4 : 0, type.children.length, type.typeIds);
@@ -331,7 +336,7 @@ function span(ptr: number): boolean {
       if (offsets % 4 !== 0) return false;
       return spanOf(buffers, nBuffers, 2, w[(offsets >>> 2) + length]!);
     }
-    case STRUCT:
+    case STRUCT: case FIXED_LIST:
       return spanChildren(ptr, step.children);
     case LIST:
       return spanOf(buffers, nBuffers, 1, (length + 1) * 4) && spanChildren(ptr, 1);
@@ -488,6 +493,11 @@ function node(ptr: number): arrow.Data | null {
     case STRUCT: {
       // A child shorter than the struct is an error the general path names.
       const children = childNodes(ptr, step.children, length);
+      return children === null ? null : new arrow.Data(step.type, 0, length, nullCount, dataBuffers(undefined, undefined, validity), children);
+    }
+    case FIXED_LIST: {
+      // A child shorter than the lists' values is an error the general path names.
+      const children = childNodes(ptr, 1, length * step.width);
       return children === null ? null : new arrow.Data(step.type, 0, length, nullCount, dataBuffers(undefined, undefined, validity), children);
     }
     case LIST: {
