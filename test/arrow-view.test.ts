@@ -232,7 +232,7 @@ describe('a batch of every direct kind, each struct field corrupted in turn', ()
   });
 });
 
-/** A batch of the kinds the direct reader takes with the core's scans: list<int32> (with nulls), map<utf8, int32>, dense and sparse unions. */
+/** A batch of the kinds the direct reader takes with the core's scans: list<int32> (with nulls), map<utf8, int32>, dense and sparse unions, large_utf8, large_list<int32>. */
 function nestedBatch(): { type: t.DataType; raw: RawArray } {
   const n = 5;
   const ints = (values: number[]): RawArray =>
@@ -245,7 +245,8 @@ function nestedBatch(): { type: t.DataType; raw: RawArray } {
   const unionFields = [t.field('i', t.int32()), t.field('j', t.int32())];
   const dense = t.denseUnion(unionFields, [2, 7]);
   const sparse = t.sparseUnion(unionFields, [2, 7]);
-  const fields = [t.field('l', t.list(t.int32())), t.field('m', mapType), t.field('du', dense), t.field('su', sparse)];
+  const fields = [t.field('l', t.list(t.int32())), t.field('m', mapType), t.field('du', dense), t.field('su', sparse),
+    t.field('ls', t.largeUtf8()), t.field('ll', t.largeList(t.int32()))];
   const children: RawArray[] = [
     { type: fields[0]!.type, length: n, nullCount: 1, offset: 0, buffers: [u8(new Uint8Array([0b11101])), u8(new Int32Array([0, 2, 2, 3, 6, 7]))],
       children: [ints([1, 2, 3, 4, 5, 6, 7])], dictionary: null },
@@ -254,6 +255,10 @@ function nestedBatch(): { type: t.DataType; raw: RawArray } {
       children: [ints([10, 11]), ints([20, 21, 22])], dictionary: null },
     { type: sparse, length: n, nullCount: 0, offset: 0, buffers: [u8(Int8Array.from([7, 2, 2, 7, 2]))],
       children: [ints([1, 2, 3, 4, 5]), ints([6, 7, 8, 9, 10])], dictionary: null },
+    { type: t.largeUtf8(), length: n, nullCount: 1, offset: 0,
+      buffers: [u8(new Uint8Array([0b11011])), u8(new BigInt64Array([0n, 1n, 3n, 3n, 6n, 7n])), new TextEncoder().encode('abbcccd')], children: [], dictionary: null },
+    { type: fields[5]!.type, length: n, nullCount: 0, offset: 0, buffers: [null, u8(new BigInt64Array([0n, 2n, 2n, 3n, 6n, 7n]))],
+      children: [ints([1, 2, 3, 4, 5, 6, 7])], dictionary: null },
   ];
   const type = t.struct(fields);
   return { type, raw: { type, length: n, nullCount: 0, offset: 0, buffers: [null], children, dictionary: null } };
@@ -277,24 +282,28 @@ describe('lists, maps and unions, checked by the core\'s scans', () => {
     let cases = 0;
     let refused = 0;
     // [column, path to the node below it (child indices), buffer, width]
-    const targets: [number, number[], number, 1 | 4][] = [[0, [], 1, 4], [1, [], 1, 4], [2, [], 0, 1], [2, [], 1, 4], [3, [], 0, 1], [1, [0, 0], 1, 4]];
+    const targets: [number, number[], number, 1 | 4 | 8][] = [[0, [], 1, 4], [1, [], 1, 4], [2, [], 0, 1], [2, [], 1, 4], [3, [], 0, 1], [1, [0, 0], 1, 4],
+      [4, [], 1, 8], [5, [], 1, 8]];
     for (const [column, below, buffer, width] of targets) {
       using exported = acd.exportRaw({ name: '', type, nullable: false, metadata: null }, raw);
       let node = s.ptrAt(s.ptr('ArrowArray', exported.array, 'children') + column * 4);
       for (const c of below) node = s.ptrAt(s.ptr('ArrowArray', node, 'children') + c * 4);
       const at = s.ptrAt(s.ptr('ArrowArray', node, 'buffers') + buffer * 4);
-      const slotCount = Number(s.i64('ArrowArray', node, 'length')) + (width === 4 && buffer === 1 && column < 2 ? 1 : 0);
+      // Offsets (of a list, a map or a string) have one slot more than the node.
+      const slotCount = Number(s.i64('ArrowArray', node, 'length')) + (width > 1 && buffer === 1 && (column < 2 || column > 3) ? 1 : 0);
+      const get = (slot: number) => (width === 8 ? acd.core.view.getBigInt64(at + 8 * slot, true)
+        : BigInt(width === 4 ? acd.core.view.getInt32(at + 4 * slot, true) : acd.core.view.getInt8(at + slot)));
+      const set = (slot: number, v: bigint) => (width === 8 ? acd.core.view.setBigInt64(at + 8 * slot, v, true)
+        : width === 4 ? acd.core.view.setInt32(at + 4 * slot, Number(v), true) : acd.core.view.setInt8(at + slot, Number(v)));
       for (let slot = 0; slot < slotCount; slot++) {
-        const saved = width === 4 ? acd.core.view.getInt32(at + 4 * slot, true) : acd.core.view.getInt8(at + slot);
-        for (const bad of [-1, 0, 1, 2, 3, 6, 7, 8, 100, -128, 127]) {
-          if (width === 4) acd.core.view.setInt32(at + 4 * slot, bad, true);
-          else acd.core.view.setInt8(at + slot, bad);
+        const saved = get(slot);
+        for (const bad of [-1n, 0n, 1n, 2n, 3n, 6n, 7n, 8n, 100n, -128n, 127n, ...(width === 8 ? [1n << 32n, -(1n << 40n), 0x7fffffffffffffffn] : [])]) {
+          set(slot, bad);
           if ('error' in general(exported.array, type, arrowType)) refused++;
           agrees(exported.array, type, arrowType);
           cases++;
         }
-        if (width === 4) acd.core.view.setInt32(at + 4 * slot, saved, true);
-        else acd.core.view.setInt8(at + slot, saved);
+        set(slot, saved);
       }
     }
     expect(cases).toBeGreaterThan(300);

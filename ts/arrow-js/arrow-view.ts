@@ -1,8 +1,8 @@
 // Imports straight from the C structs into apache-arrow Data, for the node
-// kinds most data is made of: fixed-width values, bool, binary and utf8 with
-// 32-bit offsets, struct and dictionary, fixed-size list, list and map with
-// 32-bit offsets and unions (whose every offset and slot the core's scans
-// check, as the general path's raw-shape.ts would); zero-copy (views of the
+// kinds most data is made of: fixed-width values, bool, binary and utf8,
+// struct and dictionary, fixed-size list, list and map, and unions (whose
+// 64-bit string offsets, list offsets and union slots the core's scans check,
+// as the general path's raw-shape.ts would); zero-copy (views of the
 // memory), or
 // in copy mode over one copy of the bytes that hold every buffer (a first
 // walk of the same plan finds them). The general path reads a
@@ -47,6 +47,9 @@ const DICTIONARY = 4;
 const LIST = 5;
 const UNION = 6;
 const FIXED_LIST = 7;
+/** binary and utf8 with 64-bit offsets, and list. */
+const LARGE_BINARY = 8;
+const LARGE_LIST = 9;
 
 /** One node of a plan. */
 interface Step {
@@ -100,6 +103,12 @@ function planInto(steps: Step[], type: DataType, arrowType: arrow.DataType): boo
     case 'binary': case 'utf8':
       step(BINARY, Uint8Array, 0, 0);
       return true;
+    case 'large_binary': case 'large_utf8':
+      step(LARGE_BINARY, Uint8Array, 0, 0);
+      return true;
+    case 'large_list':
+      step(LARGE_LIST, BigInt64Array as unknown as TypedArrayCtor, 0, 1);
+      return planInto(steps, type.child.type, arrowType.children[0]!.type);
     case 'struct':
       step(STRUCT, Uint8Array, 0, type.children.length);
       return type.children.every((f, i) => planInto(steps, f.type, arrowType.children[i]!.type));
@@ -336,6 +345,16 @@ function span(ptr: number): boolean {
       if (offsets % 4 !== 0) return false;
       return spanOf(buffers, nBuffers, 2, w[(offsets >>> 2) + length]!);
     }
+    case LARGE_BINARY: {
+      if (!spanOf(buffers, nBuffers, 1, (length + 1) * 8)) return false;
+      const offsets = pointer(buffers + 4 * pw);
+      // The last offset, below 2^31 (its high word 0), is the values' size.
+      const last = (offsets >>> 2) + 2 * length;
+      if (offsets % 8 !== 0 || w[last + 1] !== 0 || w[last]! < 0) return false;
+      return spanOf(buffers, nBuffers, 2, w[last]!);
+    }
+    case LARGE_LIST:
+      return spanOf(buffers, nBuffers, 1, (length + 1) * 8) && spanChildren(ptr, 1);
     case STRUCT: case FIXED_LIST:
       return spanChildren(ptr, step.children);
     case LIST:
@@ -489,6 +508,24 @@ function node(ptr: number): arrow.Data | null {
       if (offsets === null) return null;
       const values = view(buffers, nBuffers, 2, offsets[length]!, Uint8Array);
       return values === null ? null : new arrow.Data(step.type, 0, length, nullCount, dataBuffers(offsets, values, validity));
+    }
+    case LARGE_BINARY: {
+      const offsets = view(buffers, nBuffers, 1, (length + 1) * 8, BigInt64Array as unknown as TypedArrayCtor) as BigInt64Array | null;
+      if (offsets === null || (scanning && scan === null)) return null;
+      const size = offsets[length]!;
+      if (size < 0n || size >= 2147483648n) return null;
+      const values = view(buffers, nBuffers, 2, Number(size), Uint8Array);
+      // Every offset ascending and within the values (the general path checks 64-bit ones: apache-arrow reads them unclamped).
+      if (values === null || (scanning && scan!.offsets(offsets, 8, 0, length, Number(size)) <= length)) return null;
+      return new arrow.Data(step.type, 0, length, nullCount, dataBuffers(offsets, values, validity));
+    }
+    case LARGE_LIST: {
+      const offsets = view(buffers, nBuffers, 1, (length + 1) * 8, BigInt64Array as unknown as TypedArrayCtor);
+      if (offsets === null || (scanning && scan === null)) return null;
+      const children = childNodes(ptr, 1, 0);
+      if (children === null) return null;
+      if (scanning && scan!.offsets(offsets, 8, 0, length, children[0]!.length) <= length) return null;
+      return new arrow.Data(step.type, 0, length, nullCount, dataBuffers(offsets, undefined, validity), children);
     }
     case STRUCT: {
       // A child shorter than the struct is an error the general path names.
