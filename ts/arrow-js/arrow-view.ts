@@ -47,17 +47,16 @@ const DICTIONARY = 4;
 const LIST = 5;
 const UNION = 6;
 const FIXED_LIST = 7;
-/** binary and utf8 with 64-bit offsets, and list. */
+/** binary and utf8 with 64-bit offsets. */
 const LARGE_BINARY = 8;
-const LARGE_LIST = 9;
 
 /** One node of a plan. */
 interface Step {
   readonly code: number;
   readonly type: arrow.DataType;
-  /** The values' (or a dictionary's indices') typed array class; Uint8Array for the others. */
+  /** The values' (or a dictionary's indices', or a list's offsets') typed array class; Uint8Array for the others. */
   readonly Ctor: TypedArrayCtor;
-  /** Bytes per value (FIXED) or index (DICTIONARY); a union's offsets (4: dense, 0: sparse); a fixed-size list's size. */
+  /** Bytes per value (FIXED), index (DICTIONARY) or list offset (LIST: 4 or 8); a union's offsets (4: dense, 0: sparse); a fixed-size list's size. */
   readonly width: number;
   /** A struct's or a union's children. */
   readonly children: number;
@@ -106,14 +105,12 @@ function planInto(steps: Step[], type: DataType, arrowType: arrow.DataType): boo
     case 'large_binary': case 'large_utf8':
       step(LARGE_BINARY, Uint8Array, 0, 0);
       return true;
-    case 'large_list':
-      step(LARGE_LIST, BigInt64Array as unknown as TypedArrayCtor, 0, 1);
-      return planInto(steps, type.child.type, arrowType.children[0]!.type);
     case 'struct':
       step(STRUCT, Uint8Array, 0, type.children.length);
       return type.children.every((f, i) => planInto(steps, f.type, arrowType.children[i]!.type));
-    case 'list': case 'map':
-      step(LIST, Int32Array, 0, 1);
+    case 'list': case 'map': case 'large_list':
+      if (type.kind === 'large_list') step(LIST, BigInt64Array as unknown as TypedArrayCtor, 8, 1);
+      else step(LIST, Int32Array, 4, 1);
       return planInto(steps, childFields(type)[0]!.type, arrowType.children[0]!.type);
     case 'fixed_size_list':
       step(FIXED_LIST, Uint8Array, type.listSize, 1);
@@ -353,12 +350,10 @@ function span(ptr: number): boolean {
       if (offsets % 8 !== 0 || w[last + 1] !== 0 || w[last]! < 0) return false;
       return spanOf(buffers, nBuffers, 2, w[last]!);
     }
-    case LARGE_LIST:
-      return spanOf(buffers, nBuffers, 1, (length + 1) * 8) && spanChildren(ptr, 1);
     case STRUCT: case FIXED_LIST:
       return spanChildren(ptr, step.children);
     case LIST:
-      return spanOf(buffers, nBuffers, 1, (length + 1) * 4) && spanChildren(ptr, 1);
+      return spanOf(buffers, nBuffers, 1, (length + 1) * step.width) && spanChildren(ptr, 1);
     case DICTIONARY:
       return spanOf(buffers, nBuffers, 1, length * step.width) && span(pointer(ptr + DICT * 4));
     default:
@@ -519,14 +514,6 @@ function node(ptr: number): arrow.Data | null {
       if (values === null || (scanning && scan!.offsets(offsets, 8, 0, length, Number(size)) <= length)) return null;
       return new arrow.Data(step.type, 0, length, nullCount, dataBuffers(offsets, values, validity));
     }
-    case LARGE_LIST: {
-      const offsets = view(buffers, nBuffers, 1, (length + 1) * 8, BigInt64Array as unknown as TypedArrayCtor);
-      if (offsets === null || (scanning && scan === null)) return null;
-      const children = childNodes(ptr, 1, 0);
-      if (children === null) return null;
-      if (scanning && scan!.offsets(offsets, 8, 0, length, children[0]!.length) <= length) return null;
-      return new arrow.Data(step.type, 0, length, nullCount, dataBuffers(offsets, undefined, validity), children);
-    }
     case STRUCT: {
       // A child shorter than the struct is an error the general path names.
       const children = childNodes(ptr, step.children, length);
@@ -538,12 +525,12 @@ function node(ptr: number): arrow.Data | null {
       return children === null ? null : new arrow.Data(step.type, 0, length, nullCount, dataBuffers(undefined, undefined, validity), children);
     }
     case LIST: {
-      const offsets = view(buffers, nBuffers, 1, (length + 1) * 4, Int32Array);
+      const offsets = view(buffers, nBuffers, 1, (length + 1) * step.width, step.Ctor);
       if (offsets === null || (scanning && scan === null)) return null;
       const children = childNodes(ptr, 1, 0);
       if (children === null) return null;
       // Every offset ascending and within the child (a wrong one is an error the general path names).
-      if (scanning && scan!.offsets(offsets, 4, 0, length, children[0]!.length) <= length) return null;
+      if (scanning && scan!.offsets(offsets, step.width as 4 | 8, 0, length, children[0]!.length) <= length) return null;
       return new arrow.Data(step.type, 0, length, nullCount, dataBuffers(offsets, undefined, validity), children);
     }
     case DICTIONARY: {
