@@ -79,6 +79,21 @@ function errorOf(f: () => void): string {
   return message!;
 }
 
+/**
+ * Checks raw with the TypeScript loops and with `scan` (counting), expects
+ * the same error or none, and that the scan was called when `scanned`; frees
+ * the test's allocations. Whether raw was refused.
+ */
+function compareBoth(raw: RawArray, { scan, calls }: ReturnType<typeof counting>, scanned: boolean): boolean {
+  const before = calls();
+  const inTs = messageOf(() => checkShape(raw, 'array', true, null));
+  const inCoreScan = messageOf(() => checkShape(raw, 'array', true, scan));
+  expect(inCoreScan).toBe(inTs);
+  if (scanned) expect(calls()).toBeGreaterThan(before);
+  freeAll();
+  return inTs !== null;
+}
+
 /** The message checkShape throws, or null. */
 function messageOf(f: () => void): string | null {
   try {
@@ -125,7 +140,7 @@ describe.each(['core', 'elsewhere'] as const)('the core scans offsets as the Typ
     test(`${kind}: 3,000 arrays of 0 to 200 slots, sliced, each with a wrong offset anywhere or none: the same error both ways`, () => {
       mark();
       const next = seeded(kind.length * 7919 + where.length);
-      const { scan, calls } = counting();
+      const counted = counting();
       let scanned = 0;
       let failures = 0;
       for (let c = 0; c < 3000; c++) {
@@ -146,13 +161,7 @@ describe.each(['core', 'elsewhere'] as const)('the core scans offsets as the Typ
             children: [leaf(t.int32(), limit, new Int32Array(limit)), leaf(t.int32(), limit, new Int32Array(limit))] }
           : leaf(t.int32(), limit, new Int32Array(limit));
         const raw: RawArray = { type, length: slots, nullCount: 0, offset: from, dictionary: null, buffers: [null, inCore(entries, skew)], children: [child] };
-        const before = calls();
-        const inTs = messageOf(() => checkShape(raw, 'array', true, null));
-        const inCoreScan = messageOf(() => checkShape(raw, 'array', true, scan));
-        expect(inCoreScan).toBe(inTs);
-        expect(calls()).toBeGreaterThan(before);
-        if (inTs !== null) failures++;
-        freeAll();
+        if (compareBoth(raw, counted, true)) failures++;
       }
       expect(failures).toBeGreaterThan(1500);
     });
@@ -199,7 +208,7 @@ describe.each(['core', 'elsewhere'] as const)('the core scans union slots as the
     test(`${mode}: 3,000 unions of 0 to 200 slots, with wrong type ids or offsets, repeated ids and missing children: the same error both ways`, () => {
       mark();
       const next = seeded((mode === 'dense' ? 17 : 29) + where.length);
-      const { scan, calls } = counting();
+      const counted = counting();
       let failures = 0;
       for (let c = 0; c < 3000; c++) {
         const slots = next(201);
@@ -227,14 +236,8 @@ describe.each(['core', 'elsewhere'] as const)('the core scans union slots as the
           type, length: slots, nullCount: 0, offset: from, dictionary: null, children,
           buffers: mode === 'dense' ? [inCore(ids), inCore(offsets)] : [inCore(ids)],
         };
-        const before = calls();
-        const inTs = messageOf(() => checkShape(raw, 'array', true, null));
-        const inCoreScan = messageOf(() => checkShape(raw, 'array', true, scan));
-        expect(inCoreScan).toBe(inTs);
         // (An empty union has no slots to scan.)
-        if (phys > 0) expect(calls()).toBeGreaterThan(before);
-        if (inTs !== null) failures++;
-        freeAll();
+        if (compareBoth(raw, counted, phys > 0)) failures++;
       }
       expect(failures).toBeGreaterThan(1000);
     });
@@ -311,7 +314,7 @@ describe.each(['core', 'elsewhere'] as const)('the core scans binary views as th
   test.each(['utf8_view', 'binary_view'] as const)('%s: 3,000 arrays of 0 to 300 slots, sliced, with nulls, each with a wrong view anywhere or none: the same error both ways', (kind) => {
     mark();
     const next = seeded(kind.length * 31 + where.length);
-    const { scan, calls } = counting();
+    const counted = counting();
     let failures = 0;
     for (let c = 0; c < 3000; c++) {
       const slots = next(301);
@@ -334,13 +337,7 @@ describe.each(['core', 'elsewhere'] as const)('the core scans binary views as th
         buffers: [validity === null ? null : inCore(validity), inCore(words), ...lengths.map((n) => inCore(new Uint8Array(n))),
           inCore(BigInt64Array.from(lengths, BigInt))],
       };
-      const before = calls();
-      const inTs = messageOf(() => checkShape(raw, 'array', true, null));
-      const inCoreScan = messageOf(() => checkShape(raw, 'array', true, scan));
-      expect(inCoreScan).toBe(inTs);
-      if (slots > 0) expect(calls()).toBeGreaterThan(before);
-      if (inTs !== null) failures++;
-      freeAll();
+      if (compareBoth(raw, counted, slots > 0)) failures++;
     }
     expect(failures).toBeGreaterThan(1000);
   });
