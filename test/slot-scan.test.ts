@@ -214,11 +214,15 @@ describe.each(['core', 'elsewhere'] as const)('the core scans union slots as the
         const slots = next(201);
         const from = next(3);
         const phys = from + slots;
-        // 1 to 4 children, ids from -3 to 126, sometimes one repeated; sometimes one child fewer than ids.
+        // 1 to 4 children, ids from -3 to 126 or (half the unions: the core's shuffle path) from 0 to 15,
+        // sometimes one repeated; sometimes one child fewer than ids. Dense children of 0 to 59 slots,
+        // or of bounds that take two or three bytes.
         const nIds = 1 + next(4);
-        const typeIds = Array.from({ length: nIds }, () => next(130) - 3);
+        const small = next(2) === 0;
+        const typeIds = Array.from({ length: nIds }, () => (small ? next(16) : next(130) - 3));
         if (nIds > 1 && next(4) === 0) typeIds[nIds - 1] = typeIds[0]!;
-        const lengths = typeIds.map(() => (mode === 'sparse' ? phys : next(60)));
+        const sized = () => [() => next(60), () => 200 + next(800), () => 65_000 + next(10_000)][[0, 0, 0, 0, 0, 0, 1, 1, 1, 2][next(10)]!]!();
+        const lengths = typeIds.map(() => (mode === 'sparse' ? phys : sized()));
         const nChildren = next(6) === 0 ? nIds - 1 : nIds;
         const ids = Int8Array.from({ length: phys }, () => typeIds[next(nIds)]!);
         const offsets = Int32Array.from(ids, (id) => {
@@ -227,8 +231,12 @@ describe.each(['core', 'elsewhere'] as const)('the core scans union slots as the
         });
         const wrong = next(3);
         const at = from + next(Math.max(slots, 1));
-        if (slots > 0 && wrong === 1) ids[at] = [127, -128, 100, -1][next(4)]!;
-        if (slots > 0 && wrong === 2) offsets[at] = [-1, 60, 2147483647, -2147483648][next(4)]!;
+        if (slots > 0 && wrong === 1) ids[at] = [127, -128, 100, -1, 16, next(16)][next(6)]!;
+        if (slots > 0 && wrong === 2) {
+          // The child's length (the first offset outside it), or past it by a unit of the bound's second or third byte.
+          const bound = lengths[typeIds.lastIndexOf(ids[at]!)]!;
+          offsets[at] = [-1, 60, 2147483647, -2147483648, bound, bound + 256, bound + 65_536][next(7)]!;
+        }
         const children = Array.from({ length: nChildren }, (_, k) => leaf(t.int32(), lengths[k]!, new Int32Array(lengths[k]!)));
         const fields = typeIds.map((_, k) => t.field(`c${k}`, t.int32()));
         const type = mode === 'dense' ? t.denseUnion(fields, typeIds) : t.sparseUnion(fields, typeIds);

@@ -2,7 +2,9 @@
 // table with apache-arrow, exports it as an ArrowDeviceArray, imports it back
 // in copy and in view mode, and through a second core seen as another wasm
 // module (into it and back from it), checks the values and that the
-// allocated bytes return to where they started.
+// allocated bytes return to where they started. Then the core's slot scans
+// (wasm SIMD) in this runtime: a list and two unions long enough for their
+// blocks, read back, then refused with one offset or type id corrupted.
 //
 // It uses only the two modules it is given (no Node, Deno or DOM APIs), so
 // the same file runs in every runtime:
@@ -166,10 +168,89 @@ export async function smoke(arrow, load) {
   } catch (e) {
     failures.push(`foreign: threw ${e?.stack ?? e}`);
   }
+  try {
+    const before = failures.length;
+    failures.push(...scans(arrow, acd));
+    if (failures.length === before) notes.push('slot scans ok');
+  } catch (e) {
+    failures.push(`scans: threw ${e?.stack ?? e}`);
+  }
   const end = acd.bytesAllocated();
   const summary = `${ROWS} rows x ${COLUMNS.length} columns (${COLUMNS.map(([, t]) => t).join(', ')}); `
     + `${notes.join(', ') || 'no mode passed'}; bytesAllocated ${start} -> ${end}`;
   if (failures.length === 0) return { ok: true, details: summary, failures };
   const shown = failures.slice(0, 20).concat(failures.length > 20 ? [`... and ${failures.length - 20} more`] : []);
   return { ok: false, details: `${summary}; ${failures.length} failure(s):\n  ${shown.join('\n  ')}`, failures };
+}
+
+// A batch of 100 rows: list<int32> (0 to 2 items a row), a dense union of
+// int32 and utf8, a sparse union of int32 and float64 (type ids 3 and 7).
+function scanBatch(arrow) {
+  const n = 100;
+  const offsets = Int32Array.from({ length: n + 1 }, (_, i) => i + (i >> 1));
+  const items = arrow.makeData({ type: new arrow.Int32(), length: offsets[n], data: Int32Array.from({ length: offsets[n] }, (_, i) => i * 7) });
+  const list = arrow.makeData({ type: new arrow.List(new arrow.Field('item', new arrow.Int32(), true)), length: n, nullCount: 0, valueOffsets: offsets, child: items });
+  const ids = Int8Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 7 : 3));
+  const counts = [0, 0];
+  const denseOffsets = Int32Array.from(ids, (id) => counts[id === 3 ? 0 : 1]++);
+  const ints = arrow.makeData({ type: new arrow.Int32(), length: counts[0], data: Int32Array.from({ length: counts[0] }, (_, i) => -i) });
+  const words = arrow.vectorFromArray(Array.from({ length: counts[1] }, (_, i) => `w${i}`), new arrow.Utf8()).data[0];
+  const intField = new arrow.Field('i', new arrow.Int32(), true);
+  const dense = arrow.makeData({ type: new arrow.DenseUnion([3, 7], [intField, new arrow.Field('s', new arrow.Utf8(), true)]), length: n, nullCount: 0,
+    typeIds: ids, valueOffsets: denseOffsets, children: [ints, words] });
+  const sparseInts = arrow.makeData({ type: new arrow.Int32(), length: n, data: Int32Array.from({ length: n }, (_, i) => i) });
+  const sparseFloats = arrow.makeData({ type: new arrow.Float64(), length: n, data: Float64Array.from({ length: n }, (_, i) => i / 4) });
+  const sparse = arrow.makeData({ type: new arrow.SparseUnion([3, 7], [intField, new arrow.Field('f', new arrow.Float64(), true)]), length: n, nullCount: 0,
+    typeIds: ids, children: [sparseInts, sparseFloats] });
+  const fields = [new arrow.Field('list', list.type, true), new arrow.Field('dense', dense.type, true), new arrow.Field('sparse', sparse.type, true)];
+  const data = arrow.makeData({ type: new arrow.Struct(fields), length: n, nullCount: 0, children: [list, dense, sparse] });
+  return new arrow.RecordBatch(new arrow.Schema(fields), data);
+}
+
+// Every difference the scans make: the batch read back in view mode, then
+// one slot at a time made wrong (in the middle of a block and in the last
+// slots) and the import's error naming it.
+function scans(arrow, acd) {
+  const errs = [];
+  const source = scanBatch(arrow);
+  const start = acd.bytesAllocated();
+  const want = stringify(source.toArray());
+  const exported = acd.exportBatch(source);
+  const imported = acd.importBatch(exported.schema, exported.array, { mode: 'view' });
+  exported.release();
+  const got = stringify(imported.value.toArray());
+  if (got !== want) errs.push(`scans: rows read back ${got.slice(0, 200)}, expected ${want.slice(0, 200)}`);
+  imported.release();
+  // wasm32 ArrowArray: buffers at byte 40, children at 44.
+  const word = (at) => new DataView(acd.memory.buffer).getUint32(at, true);
+  const bufferOf = (array, child, k) => word(word(word(word(array + 44) + 4 * child) + 40) + 4 * k);
+  const cases = [
+    // [column, buffer, slot, width, value, what the message must say]
+    [0, 1, 50, 4, 1, 'offset 1 at slot 50 is less than the offset before it'],
+    [0, 1, 97, 4, 100000, 'offset 100000 at slot 97 is outside'],
+    [1, 0, 40, 1, 5, 'slot 40 has type id 5'],
+    [1, 1, 41, 4, 100, 'offset 100 at slot 41 is outside'],
+    [1, 1, 98, 4, -1, 'offset -1 at slot 98 is outside'],
+    [2, 0, 33, 1, 16, 'slot 33 has type id 16'],
+    [2, 0, 99, 1, -1, 'slot 99 has type id -1'],
+  ];
+  for (const [column, buffer, slot, width, value, message] of cases) {
+    const e = acd.exportBatch(source);
+    const at = bufferOf(e.array, column, buffer) + slot * width;
+    const view = new DataView(acd.memory.buffer);
+    if (width === 1) view.setInt8(at, value);
+    else view.setInt32(at, value, true);
+    let error = null;
+    try {
+      acd.importBatch(e.schema, e.array, { mode: 'view' }).release();
+    } catch (x) {
+      error = x;
+    }
+    if (error === null) errs.push(`scans: column ${column} buffer ${buffer} slot ${slot} = ${value}: imported, expected an error`);
+    else if (!String(error.message).includes(message)) errs.push(`scans: column ${column} slot ${slot}: error "${error.message}", expected "${message}"`);
+    e.release();
+  }
+  const end = acd.bytesAllocated();
+  if (end !== start) errs.push(`scans: bytesAllocated ${end} after, expected ${start}`);
+  return errs;
 }
