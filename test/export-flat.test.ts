@@ -177,6 +177,35 @@ describe('apache-arrow data written straight into the descriptor gives what its 
   });
 });
 
+test('a bitmap\'s bits past the length are cleared in the export (whole, sliced at a byte, sliced within one), the source left as it was', () => {
+  // 13 values whose bitmaps have every bit set, past the length too (apache-arrow leaves those bits to the producer).
+  const values = new Uint8Array([0xff, 0xff, 0xff, 0xff]);
+  const validity = new Uint8Array([0xfb, 0xff, 0xff, 0xff]);
+  const bools = arrow.makeData({ type: new arrow.Bool(), length: 13, nullCount: 1, nullBitmap: validity, data: values });
+  const ints = arrow.makeData({ type: new arrow.Int32(), length: 13, nullCount: 1, nullBitmap: validity, data: new Int32Array(13).fill(7) });
+  for (const [data, type] of [[bools, t.bool()], [ints, t.int32()]] as const) {
+    for (const [from, n] of [[0, 13], [8, 5], [3, 10], [0, 8], [8, 13]] as const) {
+      const part = data.slice(from, Math.min(n, data.length - from));
+      const raw = fromArrowData(part, type);
+      const field: t.Field = { name: 'v', type, nullable: true, metadata: null };
+      const e = acd.exportVector(part, 'v');
+      const s = acd.core.structs;
+      const buffers = s.ptr('ArrowArray', e.array, 'buffers');
+      const bitmaps = type.kind === 'bool' ? [0, 1] : [0];
+      for (const i of bitmaps) {
+        const at = s.ptrAt(buffers + i * 4);
+        const length = part.length;
+        const last = acd.core.bytes[at + ((length + 7) >> 3) - 1]!;
+        // The bits past the length are 0; those within it are the source's.
+        expect(last >> (length & 7 || 8)).toBe(0);
+      }
+      expect(exportedTrees(e, raw)).toEqual(exportedTrees(acd.exportRaw(field, raw), raw));
+    }
+  }
+  expect(Array.from(values)).toEqual([0xff, 0xff, 0xff, 0xff]);
+  expect(Array.from(validity)).toEqual([0xfb, 0xff, 0xff, 0xff]);
+});
+
 // ---- strings, buffers, sizes -----------------------------------------------------
 
 test('names and metadata keep non-ASCII text, byte for byte', () => {

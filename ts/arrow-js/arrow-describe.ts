@@ -87,18 +87,17 @@ function validity(d: Descriptor, k: number, data: arrow.Data, n: number, nulls: 
 
 /**
  * Buffer i of the node at k: n bits from bit `bitOffset` of src, moved to
- * bit 0; src's own bytes when they already are (bits() would give a view of
- * them: no view is made here), else bits()' copy.
+ * bit 0, the bits past n cleared; src's own bytes when they start at a byte
+ * (no view is made; the bits past n are cleared in the export's copy), else
+ * bits()' copy.
  */
 function bitsBuffer(d: Descriptor, k: number, i: number, src: Uint8Array | undefined, bitOffset: number, n: number,
   parent: string, step: number): void {
   const size = (n + 7) >> 3;
   if ((bitOffset & 7) === 0 && src !== undefined && src.byteLength >= (bitOffset >> 3) + size) {
-    const at = bitOffset >> 3;
-    if ((n & 7) === 0 || (src[at + size - 1] >> (n & 7)) === 0) {
-      d.buffer(k, i, src, at, size);
-      return;
-    }
+    // Byte-aligned: copied as it is, the bits past the length cleared in the copy.
+    d.buffer(k, i, src, bitOffset >> 3, size, n & 7);
+    return;
   }
   const out = bits(src, bitOffset, n, parent, step, i);
   d.buffer(k, i, out, 0, out.byteLength);

@@ -52,6 +52,8 @@ export class Descriptor {
    */
   offsets: number[] = [];
   sizes: number[] = [];
+  /** Per source: the bits of its last byte that are kept (1 to 7; the others cleared after the copy), or 0: all. */
+  lastBits: number[] = [];
   nSources = 0;
   /**
    * The schema part the descriptor starts with, or null: its words and
@@ -184,9 +186,11 @@ export class Descriptor {
   /**
    * Buffer i of the node at k holds bytes [from, from + size) of `a` (the
    * caller checked they exist): allocated by the core, then copied, as `a`'s
-   * own type where it can be (no view made).
+   * own type where it can be (no view made). `lastBits` (1 to 7) keeps only
+   * that many low bits of the last byte in the copy (a bitmap's bits past
+   * its length are cleared there, not in a copy made first); 0 keeps all.
    */
-  buffer(k: number, i: number, a: ArrayBufferView, from: number, size: number): void {
+  buffer(k: number, i: number, a: ArrayBufferView, from: number, size: number, lastBits = 0): void {
     this.words[k + ARRAY_WORDS + i] = size;
     if (size === 0) return;
     const j = this.nSources++;
@@ -208,6 +212,7 @@ export class Descriptor {
     this.slots[j] = k + ARRAY_WORDS + i;
     this.offsets[j] = source.byteOffset;
     this.sizes[j] = size;
+    this.lastBits[j] = lastBits;
   }
 
   /** Appends a raw array's nodes (the node, its children, its dictionary). */
@@ -351,13 +356,14 @@ function transfer(core: Core, field: Field | SchemaPart | null, write: ArrayWrit
       const grown = views.buffer !== memory;
       const base = ptr / 8;
       results?.(f64, base + nWords);
-      const { sources, slots } = d;
+      const { sources, slots, lastBits } = d;
       for (let j = 0; j < d.nSources; j++) {
         const at = f64[base + slots[j]];
         const source = sources[j];
         if (grown && source.buffer === memory) u8.copyWithin(at, d.offsets[j], d.offsets[j] + d.sizes[j]);
         // Buffers are 64-byte aligned: a view of the source's own type copies its bytes as they are.
         else views.copy(source, at);
+        if (lastBits[j] !== 0) u8[at + d.sizes[j] - 1] &= (1 << lastBits[j]) - 1;
       }
     } finally {
       if (ptr !== scratch.ptr) core.free(ptr);
