@@ -312,8 +312,9 @@ describe.each(['core', 'elsewhere'] as const)('the core scans binary views as th
     for (let i = 0; i < phys; i++) {
       const index = next(lengths.length);
       const inline = next(3) === 0 || lengths[index]! < 13;
-      const size = inline ? next(13) : 13 + next(lengths[index]! - 12);
-      words.set([size, 0x64636261, inline ? 0 : index, inline ? 0 : next(lengths[index]! - size + 1)], 4 * i);
+      // An inline view's size may be negative too: its other words are never read.
+      const size = inline ? next(13) - (next(8) === 0 ? 40 : 0) : 13 + next(lengths[index]! - 12);
+      words.set([size, 0x64636261, inline ? next(9) - 4 : index, inline ? 0 : next(lengths[index]! - size + 1)], 4 * i);
     }
     const validity = nulls ? Uint8Array.from({ length: Math.ceil(phys / 8) }, () => next(256)) : null;
     return { words, validity };
@@ -328,13 +329,16 @@ describe.each(['core', 'elsewhere'] as const)('the core scans binary views as th
       const slots = next(301);
       const from = next(10);
       const phys = from + slots;
-      const lengths = Array.from({ length: 1 + next(3) }, () => next(80));
+      // 1 to 6 variadic buffers (the core's blocks take 1 to 4).
+      const lengths = Array.from({ length: 1 + next(6) }, () => next(80));
       const nulls = next(2) === 0;
       const { words, validity } = viewsOf(next, phys, lengths, nulls);
       const at = from + next(Math.max(slots, 1));
       if (slots > 0 && next(4) !== 0) {
         const size = 13 + next(40);
-        const wrongs: [number, number][] = [[lengths.length, 0], [-1, 0], [0, -1 - next(5)], [0, lengths[0]! - size + 1 + next(5)], [next(lengths.length), 2147483647]];
+        const k = next(lengths.length);
+        const wrongs: [number, number][] = [[lengths.length, 0], [-1, 0], [0, -1 - next(5)], [0, lengths[0]! - size + 1 + next(5)],
+          [next(lengths.length), 2147483647], [k, lengths[k]! - size + 1], [4, 0]];
         const [index, start] = wrongs[next(wrongs.length)]!;
         words.set([size, 0, index, start], 4 * at);
       }

@@ -91,17 +91,83 @@ int32_t AcdScanOffsets64(const int64_t* offsets, int32_t from, int32_t to, doubl
   ACD_SCAN_OFFSETS(int64_t, AcdScanBlocks64, offsets, from, to, lim);
 }
 
+// Whether view i (16 bytes: size, prefix, buffer index, offset) is out of
+// its buffer: not inline (size over 12), valid (its bit set, or no bitmap),
+// and its index or bytes outside the n_variadic buffers' lengths.
+static inline int AcdScanViewBad(const int32_t* views, const uint8_t* validity, int32_t i, const double* lengths,
+                                 int32_t n_variadic) {
+  const int32_t* view = views + 4 * (int64_t)i;
+  int32_t size = view[0];
+  if (size <= 12) return 0;
+  if (validity != NULL && ((validity[i >> 3] >> (i & 7)) & 1) == 0) return 0;
+  int32_t index = view[2];
+  int32_t start = view[3];
+  // (A double holds start + size exactly: both are 32-bit.)
+  return index < 0 || index >= n_variadic || start < 0 || (double)start + size > lengths[index];
+}
+
+// The first slot from i (at a byte of the bitmap: i a multiple of 8) at which
+// good blocks of 8 views stop, for views over 1 to 4 buffers: each block's
+// views transposed into lanes of sizes, indices and offsets, its byte of the
+// bitmap spread over the lanes, each lane's buffer length chosen by its
+// index. start + size cannot wrap as unsigned: both are below 2^31 where
+// start is not negative, and a negative start is wrong anyway.
+static int32_t AcdScanViewBlocks(const int32_t* views, const uint8_t* validity, int32_t i, int32_t to,
+                                 const double* lengths, int32_t n_variadic) {
+#ifdef ACD_SCAN_SIMD
+  if (n_variadic < 1 || n_variadic > 4) return i;
+  int32_t bounds[4] = {0, 0, 0, 0};
+  for (int32_t k = 0; k < n_variadic; k++) {
+    double length = lengths[k];
+    bounds[k] = (int32_t)(length <= 0 ? 0u : length >= 4294967295.0 ? 4294967295u : (uint32_t)length);
+  }
+  const v128_t bound0 = wasm_i32x4_splat(bounds[0]), bound1 = wasm_i32x4_splat(bounds[1]);
+  const v128_t bound2 = wasm_i32x4_splat(bounds[2]), bound3 = wasm_i32x4_splat(bounds[3]);
+  const v128_t buffers = wasm_i32x4_splat(n_variadic);
+  const v128_t zero = wasm_i32x4_splat(0);
+  const v128_t bits[2] = {wasm_i32x4_make(1, 2, 4, 8), wasm_i32x4_make(16, 32, 64, 128)};
+  for (; to - i >= 8; i += 8) {
+    v128_t bad = zero;
+    v128_t byte = wasm_i32x4_splat(validity == NULL ? 255 : validity[i >> 3]);
+    for (int half = 0; half < 2; half++) {
+      const int32_t* p = views + 4 * (int64_t)(i + 4 * half);
+      v128_t a = wasm_v128_load(p), b = wasm_v128_load(p + 4), c = wasm_v128_load(p + 8), d = wasm_v128_load(p + 12);
+      v128_t ab = wasm_i32x4_shuffle(a, b, 0, 4, 2, 6), cd = wasm_i32x4_shuffle(c, d, 0, 4, 2, 6);
+      v128_t size = wasm_i32x4_shuffle(ab, cd, 0, 1, 4, 5);
+      v128_t index = wasm_i32x4_shuffle(ab, cd, 2, 3, 6, 7);
+      v128_t start = wasm_i32x4_shuffle(wasm_i32x4_shuffle(a, b, 3, 7, 3, 7), wasm_i32x4_shuffle(c, d, 3, 7, 3, 7), 0, 1, 4, 5);
+      v128_t checked = wasm_v128_and(wasm_i32x4_gt(size, wasm_i32x4_splat(12)), wasm_i32x4_ne(wasm_v128_and(byte, bits[half]), zero));
+      v128_t bound = wasm_v128_bitselect(
+          bound0,
+          wasm_v128_bitselect(bound1, wasm_v128_bitselect(bound2, bound3, wasm_i32x4_eq(index, wasm_i32x4_splat(2))),
+                              wasm_i32x4_eq(index, wasm_i32x4_splat(1))),
+          wasm_i32x4_eq(index, zero));
+      v128_t wrong = wasm_v128_or(wasm_u32x4_ge(index, buffers), wasm_i32x4_lt(start, zero));
+      wrong = wasm_v128_or(wrong, wasm_u32x4_gt(wasm_i32x4_add(start, size), bound));
+      bad = wasm_v128_or(bad, wasm_v128_and(checked, wrong));
+    }
+    if (wasm_v128_any_true(bad)) break;
+  }
+#else
+  (void)views;
+  (void)validity;
+  (void)to;
+  (void)lengths;
+  (void)n_variadic;
+#endif
+  return i;
+}
+
 int32_t AcdScanViews(const int32_t* views, const uint8_t* validity, int32_t from, int32_t to,
                      const double* lengths, int32_t n_variadic) {
-  for (int32_t i = from; i < to; i++) {
-    const int32_t* view = views + 4 * (int64_t)i;
-    int32_t size = view[0];
-    if (size <= 12) continue;
-    if (validity != NULL && ((validity[i >> 3] >> (i & 7)) & 1) == 0) continue;
-    int32_t index = view[2];
-    int32_t start = view[3];
-    // (A double holds start + size exactly: both are 32-bit.)
-    if (index < 0 || index >= n_variadic || start < 0 || (double)start + size > lengths[index]) return i;
+  int32_t i = from;
+  // One by one up to a slot at a byte of the bitmap, then the good blocks skipped, then one by one.
+  for (; i < to && (i & 7) != 0; i++) {
+    if (AcdScanViewBad(views, validity, i, lengths, n_variadic)) return i;
+  }
+  if (i < to) i = AcdScanViewBlocks(views, validity, i, to, lengths, n_variadic);
+  for (; i < to; i++) {
+    if (AcdScanViewBad(views, validity, i, lengths, n_variadic)) return i;
   }
   return to;
 }

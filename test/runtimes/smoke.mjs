@@ -3,8 +3,9 @@
 // in copy and in view mode, and through a second core seen as another wasm
 // module (into it and back from it), checks the values and that the
 // allocated bytes return to where they started. Then the core's slot scans
-// (wasm SIMD) in this runtime: a list and two unions long enough for their
-// blocks, read back, then refused with one offset or type id corrupted.
+// (wasm SIMD) in this runtime: a list, two unions and string views long enough
+// for their blocks, read back, then refused with one offset, type id or view
+// corrupted.
 //
 // It uses only the two modules it is given (no Node, Deno or DOM APIs), so
 // the same file runs in every runtime:
@@ -184,7 +185,8 @@ export async function smoke(arrow, load) {
 }
 
 // A batch of 100 rows: list<int32> (0 to 2 items a row), a dense union of
-// int32 and utf8, a sparse union of int32 and float64 (type ids 3 and 7).
+// int32 and utf8, a sparse union of int32 and float64 (type ids 3 and 7),
+// utf8_view over two buffers.
 function scanBatch(arrow) {
   const n = 100;
   const offsets = Int32Array.from({ length: n + 1 }, (_, i) => i + (i >> 1));
@@ -202,8 +204,18 @@ function scanBatch(arrow) {
   const sparseFloats = arrow.makeData({ type: new arrow.Float64(), length: n, data: Float64Array.from({ length: n }, (_, i) => i / 4) });
   const sparse = arrow.makeData({ type: new arrow.SparseUnion([3, 7], [intField, new arrow.Field('f', new arrow.Float64(), true)]), length: n, nullCount: 0,
     typeIds: ids, children: [sparseInts, sparseFloats] });
-  const fields = [new arrow.Field('list', list.type, true), new arrow.Field('dense', dense.type, true), new arrow.Field('sparse', sparse.type, true)];
-  const data = arrow.makeData({ type: new arrow.Struct(fields), length: n, nullCount: 0, children: [list, dense, sparse] });
+  // utf8_view: 20-byte strings (not inline), alternating between two variadic buffers.
+  const views = new Int32Array(4 * n);
+  const variadic = [new Uint8Array(10 * n), new Uint8Array(10 * n)];
+  for (let i = 0; i < n; i++) {
+    const bytes = new TextEncoder().encode(`string number ${String(i).padStart(6, '0')}`);
+    variadic[i % 2].set(bytes, (i >> 1) * 20);
+    views.set([20, bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) | (bytes[3] << 24), i % 2, (i >> 1) * 20], 4 * i);
+  }
+  const strings = arrow.makeData({ type: new arrow.Utf8View(), length: n, nullCount: 0, views: new Uint8Array(views.buffer), variadicBuffers: variadic });
+  const fields = [new arrow.Field('list', list.type, true), new arrow.Field('dense', dense.type, true), new arrow.Field('sparse', sparse.type, true),
+    new arrow.Field('strings', strings.type, true)];
+  const data = arrow.makeData({ type: new arrow.Struct(fields), length: n, nullCount: 0, children: [list, dense, sparse, strings] });
   return new arrow.RecordBatch(new arrow.Schema(fields), data);
 }
 
@@ -233,6 +245,9 @@ function scans(arrow, acd) {
     [1, 1, 98, 4, -1, 'offset -1 at slot 98 is outside'],
     [2, 0, 33, 1, 16, 'slot 33 has type id 16'],
     [2, 0, 99, 1, -1, 'slot 99 has type id -1'],
+    // A view's buffer index (word 2) or offset (word 3).
+    [3, 1, 4 * 45 + 3, 4, 990, 'view 45 reads bytes [990, 1010)'],
+    [3, 1, 4 * 86 + 2, 4, 2, 'view 86 names buffer 2'],
   ];
   for (const [column, buffer, slot, width, value, message] of cases) {
     const e = acd.exportBatch(source);
