@@ -1,16 +1,18 @@
 // The passes over every slot that the TypeScript side makes before it hands
 // an array to apache-arrow (ts/validate/raw-shape.ts): offsets ascending and
 // inside what they index, union type ids declared and dense offsets inside
-// their child, binary views inside their buffers. apache-arrow reads without bounds checks, so these run on
-// every conversion the C validator did not check at FULL; over a buffer in
-// the core's own memory they run here, where the loop costs a fraction of a
-// typed array loop in JavaScript (1.5 to 2 ns a slot; issue 14, the nested
-// set; here, over 32-bit offsets, 0.10 ns a slot, over dense union slots 0.17,
-// over sparse ones 0.05, measured on 2^20 slots in cache). Each returns the first slot that fails, for TypeScript to describe,
-// and reads nothing but the slots it is given: the caller has checked that
-// they lie inside the memory and are aligned for their width. Slots in
-// another memory are copied into acd_scan_scratch a part at a time first
-// (ts/abi/slot-scan.ts), which costs less than scanning them in JavaScript.
+// their child, binary views inside their buffers. apache-arrow reads without
+// bounds checks, so these run on every conversion the C validator did not
+// check at FULL; over a buffer in the core's own memory they run here, where
+// they cost a fraction of a typed array loop in JavaScript (1.5 to 2 ns a
+// slot; issue 14, the nested set): 0.10 ns a 32-bit offset, 0.17 a dense
+// union slot, 0.05 a sparse one (2^20 slots in cache), 1.07 a binary view
+// (16 MB of them, from memory). Each returns the first slot that fails, for
+// TypeScript to describe, and reads nothing but the slots it is given: the
+// caller has checked that they lie inside the memory and are aligned for their
+// width. Slots in another memory are copied into acd_scan_scratch a part at a
+// time first (ts/abi/slot-scan.ts), which costs less than scanning them in
+// JavaScript.
 
 #include <string.h>
 
