@@ -3,7 +3,7 @@
 // in copy and in view mode, and through a second core seen as another wasm
 // module (into it and back from it), checks the values and that the
 // allocated bytes return to where they started. Then the core's slot scans
-// (wasm SIMD) in this runtime: a list, two unions and string views long enough
+// (wasm SIMD) in this runtime: a list, two unions, string views and 64-bit string offsets long enough
 // for their blocks, read back, then refused with one offset, type id or view
 // corrupted.
 //
@@ -186,7 +186,7 @@ export async function smoke(arrow, load) {
 
 // A batch of 100 rows: list<int32> (0 to 2 items a row), a dense union of
 // int32 and utf8, a sparse union of int32 and float64 (type ids 3 and 7),
-// utf8_view over two buffers.
+// utf8_view over two buffers, large_utf8.
 function scanBatch(arrow) {
   const n = 100;
   const offsets = Int32Array.from({ length: n + 1 }, (_, i) => i + (i >> 1));
@@ -213,9 +213,11 @@ function scanBatch(arrow) {
     views.set([20, bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) | (bytes[3] << 24), i % 2, (i >> 1) * 20], 4 * i);
   }
   const strings = arrow.makeData({ type: new arrow.Utf8View(), length: n, nullCount: 0, views: new Uint8Array(views.buffer), variadicBuffers: variadic });
+  // large_utf8: 64-bit offsets.
+  const large = arrow.vectorFromArray(Array.from({ length: n }, (_, i) => `large ${i}`), new arrow.LargeUtf8()).data[0];
   const fields = [new arrow.Field('list', list.type, true), new arrow.Field('dense', dense.type, true), new arrow.Field('sparse', sparse.type, true),
-    new arrow.Field('strings', strings.type, true)];
-  const data = arrow.makeData({ type: new arrow.Struct(fields), length: n, nullCount: 0, children: [list, dense, sparse, strings] });
+    new arrow.Field('strings', strings.type, true), new arrow.Field('large', large.type, true)];
+  const data = arrow.makeData({ type: new arrow.Struct(fields), length: n, nullCount: 0, children: [list, dense, sparse, strings, large] });
   return new arrow.RecordBatch(new arrow.Schema(fields), data);
 }
 
@@ -248,13 +250,16 @@ function scans(arrow, acd) {
     // A view's buffer index (word 2) or offset (word 3).
     [3, 1, 4 * 45 + 3, 4, 990, 'view 45 reads bytes [990, 1010)'],
     [3, 1, 4 * 86 + 2, 4, 2, 'view 86 names buffer 2'],
+    [4, 1, 60, 8, 3, 'offset 3 at slot 60 is less than the offset before it'],
+    [4, 1, 99, 8, 1e9, 'offset 1000000000 at slot 99 is outside'],
   ];
   for (const [column, buffer, slot, width, value, message] of cases) {
     const e = acd.exportBatch(source);
     const at = bufferOf(e.array, column, buffer) + slot * width;
     const view = new DataView(acd.memory.buffer);
     if (width === 1) view.setInt8(at, value);
-    else view.setInt32(at, value, true);
+    else if (width === 4) view.setInt32(at, value, true);
+    else view.setBigInt64(at, BigInt(value), true);
     let error = null;
     try {
       acd.importBatch(e.schema, e.array, { mode: 'view' }).release();
