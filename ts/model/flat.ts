@@ -46,19 +46,15 @@ export class Descriptor {
   /** The source of each buffer to copy (a typed array), and the word its size (then its address) is in. */
   sources: ArrayBufferView[] = [];
   slots: number[] = [];
-  /**
-   * Per source: its byte offset and size, for a view of the core's memory
-   * (copied within it) when the export grew the memory, which detached it.
-   */
+  /** Per source: its byte offset and size (a view of the core's memory that the export's growth detached is copied within it). */
   offsets: number[] = [];
   sizes: number[] = [];
   /** Per source: the bits of its last byte that are kept (1 to 7; the others cleared after the copy), or 0: all. */
   lastBits: number[] = [];
   nSources = 0;
   /**
-   * The schema part the descriptor starts with, or null: its words and
-   * strings are written from it into the core's memory (writeTo()), not
-   * copied here first; the first words and strings here are left as they are.
+   * The schema part the descriptor starts with, or null: its words and strings are written from it into the core's
+   * memory (writeTo()), not copied here first; the first words and strings here are left as they are.
    */
   private head: SchemaPart | null = null;
 
@@ -184,11 +180,9 @@ export class Descriptor {
   }
 
   /**
-   * Buffer i of the node at k holds bytes [from, from + size) of `a` (the
-   * caller checked they exist): allocated by the core, then copied, as `a`'s
-   * own type where it can be (no view made). `lastBits` (1 to 7) keeps only
-   * that many low bits of the last byte in the copy (a bitmap's bits past
-   * its length are cleared there, not in a copy made first); 0 keeps all.
+   * Buffer i of the node at k holds bytes [from, from + size) of `a` (the caller checked they exist): allocated by
+   * the core, then copied as `a`'s own type where it can be (no view made); the copy keeps only the `lastBits` (1 to
+   * 7) low bits of its last byte (a bitmap's bits past its length are cleared there, not in a copy made first), or all (0).
    */
   buffer(k: number, i: number, a: ArrayBufferView, from: number, size: number, lastBits = 0): void {
     this.words[k + ARRAY_WORDS + i] = size;
