@@ -30,38 +30,31 @@
 // of 32 offsets stop being good: in a good block every offset is at least the
 // one before it and the last is at most lim. Ascending from a first offset in
 // [0, lim], no offset of a good block can be outside it, so one comparison with
-// lim a block suffices.
-static int32_t AcdScanBlocks32(const int32_t* offsets, int32_t i, int32_t to, int32_t lim) {
-  for (; to + 1 - i >= 32; i += 32) {
-    const int32_t* p = offsets + i;
+// lim a block suffices. One function per width: T, its SIMD "less than" and
+// its lanes in a v128.
 #ifdef ACD_SCAN_SIMD
-    v128_t bad = wasm_i32x4_lt(wasm_v128_load(p), wasm_v128_load(p - 1));
-    for (int j = 4; j < 32; j += 4) bad = wasm_v128_or(bad, wasm_i32x4_lt(wasm_v128_load(p + j), wasm_v128_load(p + j - 1)));
-    if (wasm_v128_any_true(bad) | (p[31] > lim)) break;
+#define ACD_SCAN_BLOCK_BAD(LT, LANES)                                                     \
+  v128_t bad = LT(wasm_v128_load(p), wasm_v128_load(p - 1));                              \
+  for (int j = (LANES); j < 32; j += (LANES)) {                                           \
+    bad = wasm_v128_or(bad, LT(wasm_v128_load(p + j), wasm_v128_load(p + j - 1)));        \
+  }                                                                                       \
+  if (wasm_v128_any_true(bad) | (p[31] > lim)) break;
 #else
-    int bad = p[31] > lim;
-    for (int j = 0; j < 32; j++) bad |= p[j] < p[j - 1];
-    if (bad) break;
+#define ACD_SCAN_BLOCK_BAD(LT, LANES)                      \
+  int bad = p[31] > lim;                                   \
+  for (int j = 0; j < 32; j++) bad |= p[j] < p[j - 1];     \
+  if (bad) break;
 #endif
+#define ACD_SCAN_BLOCKS(NAME, T, LT, LANES)                               \
+  static int32_t NAME(const T* offsets, int32_t i, int32_t to, T lim) {  \
+    for (; to + 1 - i >= 32; i += 32) {                                   \
+      const T* p = offsets + i;                                           \
+      ACD_SCAN_BLOCK_BAD(LT, LANES)                                       \
+    }                                                                     \
+    return i;                                                             \
   }
-  return i;
-}
-
-static int32_t AcdScanBlocks64(const int64_t* offsets, int32_t i, int32_t to, int64_t lim) {
-  for (; to + 1 - i >= 32; i += 32) {
-    const int64_t* p = offsets + i;
-#ifdef ACD_SCAN_SIMD
-    v128_t bad = wasm_i64x2_lt(wasm_v128_load(p), wasm_v128_load(p - 1));
-    for (int j = 2; j < 32; j += 2) bad = wasm_v128_or(bad, wasm_i64x2_lt(wasm_v128_load(p + j), wasm_v128_load(p + j - 1)));
-    if (wasm_v128_any_true(bad) | (p[31] > lim)) break;
-#else
-    int bad = p[31] > lim;
-    for (int j = 0; j < 32; j++) bad |= p[j] < p[j - 1];
-    if (bad) break;
-#endif
-  }
-  return i;
-}
+ACD_SCAN_BLOCKS(AcdScanBlocks32, int32_t, wasm_i32x4_lt, 4)
+ACD_SCAN_BLOCKS(AcdScanBlocks64, int64_t, wasm_i64x2_lt, 2)
 
 // The offsets scan for one width: the first offset checked alone, then the
 // good blocks skipped, then the rest (from the block with a bad slot, if any)
