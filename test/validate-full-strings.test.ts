@@ -1,0 +1,155 @@
+// FULL validation of string and binary offsets (csrc/validate/content.c):
+// a fast pass (the offsets scanned in SIMD blocks, the bytes from the first
+// offset to the last checked as one UTF-8 text, every offset inside them at
+// the start of a character) accepts what the slot-by-slot loop accepts and
+// leaves everything else to it. Random arrays of every kind of wrong byte
+// and offset, held to a reference written here from the rule (offsets never
+// decrease and end at the last one; every valid slot's bytes are UTF-8, as
+// TextDecoder with fatal: true reads them): the same arrays refused, at the
+// same slot.
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import type { ArrowCDevice } from '../ts/api.js';
+import type { RawArray } from '../ts/model/raw.js';
+import * as t from '../ts/model/types.js';
+import { core } from './helpers.js';
+
+let acd: ArrowCDevice;
+beforeAll(async () => {
+  acd = await core();
+});
+
+/** A generator of 32-bit numbers (LCG), seeded: the same cases every run. */
+function seeded(seed: number): (n: number) => number {
+  let s = seed >>> 0;
+  return (n) => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return Math.floor((s / 2 ** 32) * n);
+  };
+}
+
+// Pieces a slot's bytes are made of: ASCII, valid characters of 2, 3 and 4 bytes, and what RFC 3629 refuses.
+const VALID = [[0x61], [0x7a, 0x30], [0xc3, 0xa9], [0xe6, 0x97, 0xa5], [0xf0, 0x9f, 0x9a, 0x80], [0xed, 0x9f, 0xbf], [0xf4, 0x8f, 0xbf, 0xbf]];
+const INVALID = [[0xff], [0x80], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe6, 0x97], [0xf8, 0x88, 0x80, 0x80, 0x80]];
+
+const fatal = new TextDecoder('utf-8', { fatal: true });
+const isUtf8 = (b: Uint8Array) => {
+  try {
+    fatal.decode(b);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** What the rule says of the slots [offset, offset + length): null, or the part of the message that names the first wrong slot. */
+function reference(offsets: number[], data: Uint8Array, valid: boolean[] | null, offset: number, length: number, utf8: boolean): string | null {
+  const last = offsets[offset + length]!;
+  let start = offsets[offset]!;
+  for (let j = offset; j < offset + length; j++) {
+    const stop = offsets[j + 1]!;
+    if (stop < start || stop > last) return `expected offsets[${j + 1}] in ${start}..${last}`;
+    if (utf8 && stop > start && (valid === null || valid[j]) && !isUtf8(data.subarray(start, stop))) return `expected UTF-8 in slot ${j - offset} `;
+    start = stop;
+  }
+  return null;
+}
+
+/** The message of a 'full' import of raw (null when it is accepted). */
+function fullImport(field: t.Field, raw: RawArray): string | null {
+  const e = acd.exportRaw(field, raw);
+  try {
+    acd.importRaw(e.schema, e.array, { validate: 'full' }).release();
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    e.release();
+  }
+}
+
+const KINDS = [
+  ['utf8', t.utf8(), 4, true],
+  ['large_utf8', t.largeUtf8(), 8, true],
+  ['binary', t.binary(), 4, false],
+] as const;
+
+describe.each(KINDS)('%s at full validation', (_, type, width, utf8) => {
+  function rawOf(offsets: number[], data: Uint8Array, valid: boolean[] | null, offset: number, length: number): RawArray {
+    const words = width === 4 ? new Uint8Array(Int32Array.from(offsets).buffer) : new Uint8Array(BigInt64Array.from(offsets.map(BigInt)).buffer);
+    const bitmap = valid === null ? null : new Uint8Array(Math.ceil(valid.length / 8));
+    valid?.forEach((v, i) => { if (v) bitmap![i >> 3]! |= 1 << (i & 7); });
+    const nulls = valid === null ? 0 : valid.slice(offset, offset + length).filter((v) => !v).length;
+    return { type, length, nullCount: nulls, offset, dictionary: null, children: [], buffers: [bitmap, words, data] };
+  }
+
+  test('3,000 random arrays (wrong bytes, characters cut by an offset, wrong bytes under nulls, decreasing offsets): refused as the rule says, at its slot', () => {
+    const next = seeded(width * 7 + (utf8 ? 1 : 0));
+    const start = acd.bytesAllocated();
+    let refused = 0;
+    let accepted = 0;
+    for (let c = 0; c < 3000; c++) {
+      const phys = next(120);
+      const offset = next(Math.min(phys, 10) + 1);
+      const length = phys - offset;
+      const valid = next(3) === 0 ? Array.from({ length: phys }, () => next(4) !== 0) : null;
+      const bytes: number[] = [];
+      const offsets = [0];
+      for (let i = 0; i < phys; i++) {
+        for (let k = next(6); k > 0; k--) bytes.push(...(next(60) === 0 ? INVALID[next(INVALID.length)]! : VALID[next(VALID.length)]!));
+        offsets.push(bytes.length);
+      }
+      // Offsets inside the slice only (its first and last are checked at 'default', before).
+      const mischief = length >= 2 ? next(6) : 5;
+      const j = offset + 1 + next(Math.max(length - 1, 1));
+      if (mischief === 0) {
+        // An offset moved by one byte: it may cut a character, or go below the one before.
+        offsets[j] = Math.max(0, offsets[j]! + (next(2) === 0 ? 1 : -1));
+      } else if (mischief === 1) {
+        // A middle offset past the last one, or far below the one before.
+        offsets[j] = next(2) === 0 ? bytes.length + 1 + next(5) : 0;
+      }
+      const data = new Uint8Array(bytes);
+      const want = reference(offsets, data, valid, offset, length, utf8);
+      const got = fullImport(t.field('s', type), rawOf(offsets, data, valid, offset, length));
+      if (want === null) {
+        expect(got).toBeNull();
+        accepted++;
+      } else {
+        expect(got).toContain(want);
+        refused++;
+      }
+    }
+    // Both ways, many times: the fast pass accepts, the slot-by-slot loop names.
+    expect(accepted).toBeGreaterThan(utf8 ? 400 : 1000);
+    expect(refused).toBeGreaterThan(utf8 ? 1500 : 200);
+    expect(acd.bytesAllocated()).toBe(start);
+  });
+
+  test('100,000 slots: a character cut, or a wrong byte, at the ends of the scan\'s blocks and at the last slots; under a null slot a wrong byte is accepted', () => {
+    const n = 100_000;
+    // Slot i: "é" then "x" (3 bytes).
+    const data = new Uint8Array(3 * n);
+    for (let i = 0; i < n; i++) data.set([0xc3, 0xa9, 0x78], 3 * i);
+    const offsets = Array.from({ length: n + 1 }, (_, i) => 3 * i);
+    const valid = Array.from({ length: n }, () => true);
+    expect(fullImport(t.field('s', type), rawOf(offsets, data, null, 0, n))).toBeNull();
+    for (const i of [1, 31, 32, 33, 64, 65, 50_000, n - 2, n - 1]) {
+      if (utf8) {
+        // Offset i one byte on: slot i - 1 ends inside "é" of slot i.
+        offsets[i] = 3 * i + 1;
+        expect(fullImport(t.field('s', type), rawOf(offsets, data, null, 0, n))).toContain(`expected UTF-8 in slot ${i - 1} `);
+        offsets[i] = 3 * i;
+        data[3 * i + 2] = 0xff;
+        expect(fullImport(t.field('s', type), rawOf(offsets, data, null, 0, n))).toContain(`expected UTF-8 in slot ${i} `);
+        valid[i] = false;
+        expect(fullImport(t.field('s', type), rawOf(offsets, data, valid, 0, n))).toBeNull();
+        valid[i] = true;
+        data[3 * i + 2] = 0x78;
+      }
+      // Offset i below the one before it.
+      offsets[i] = 3 * i - 4;
+      expect(fullImport(t.field('s', type), rawOf(offsets, data, null, 0, n))).toContain(`expected offsets[${i}] in ${3 * i - 3}..${3 * n}`);
+      offsets[i] = 3 * i;
+    }
+  });
+});
