@@ -167,6 +167,50 @@ int32_t AcdScanViews(const int32_t* views, const uint8_t* validity, int32_t from
   return to;
 }
 
+// The indices scan for one element type: blocks of 32 slots with one
+// unsigned comparison each and no branch (the compiler makes SIMD of them),
+// then slot by slot from the block with a bad one. U is the unsigned type
+// of the comparison: a negative index of a signed type becomes a large one.
+#define ACD_SCAN_INDICES(T, U, p, from, to, bound)                   \
+  do {                                                               \
+    int32_t i = (from);                                              \
+    for (; (to) - i >= 32; i += 32) {                                \
+      uint32_t bad = 0;                                              \
+      for (int j = 0; j < 32; j++) bad |= (U)(p)[i + j] >= (bound);  \
+      if (bad) break;                                                \
+    }                                                                \
+    for (; i < (to); i++) {                                          \
+      if ((U)(p)[i] >= (bound)) return i;                            \
+    }                                                                \
+    return (to);                                                     \
+  } while (0)
+
+int32_t AcdScanIndices(const void* indices, int width, int is_unsigned, int32_t from, int32_t to, double length) {
+  if (length <= 0) return from < to ? from : to;
+  // 32-bit comparisons below 64-bit indices: a signed index is in [0, length)
+  // when it is below min(length, 2^31) as unsigned; an unsigned one below
+  // length, all of them when length passes 2^32 - 1.
+  uint32_t bound32 = length >= (is_unsigned ? 4294967295.0 : 2147483648.0) ? (is_unsigned ? UINT32_MAX : 2147483648u)
+                                                                           : (uint32_t)length;
+  if (is_unsigned && width < 8 && length > 4294967295.0) return to;
+  switch (width * (is_unsigned ? -1 : 1)) {
+    case 1: ACD_SCAN_INDICES(int8_t, uint32_t, (const int8_t*)indices, from, to, bound32);
+    case -1: ACD_SCAN_INDICES(uint8_t, uint32_t, (const uint8_t*)indices, from, to, bound32);
+    case 2: ACD_SCAN_INDICES(int16_t, uint32_t, (const int16_t*)indices, from, to, bound32);
+    case -2: ACD_SCAN_INDICES(uint16_t, uint32_t, (const uint16_t*)indices, from, to, bound32);
+    case 4: ACD_SCAN_INDICES(int32_t, uint32_t, (const int32_t*)indices, from, to, bound32);
+    case -4: ACD_SCAN_INDICES(uint32_t, uint32_t, (const uint32_t*)indices, from, to, bound32);
+    case 8:
+    case -8: {
+      // Up to 2^53 a double is exact: no dictionary of this memory is longer.
+      uint64_t bound64 = length >= 9007199254740992.0 ? UINT64_MAX : (uint64_t)length;
+      ACD_SCAN_INDICES(uint64_t, uint64_t, (const uint64_t*)indices, from, to, bound64);
+    }
+    default:
+      return from;
+  }
+}
+
 struct AcdScanTable acd_scan_table;
 _Alignas(16) uint8_t acd_scan_scratch[ACD_SCAN_SCRATCH_BYTES];
 

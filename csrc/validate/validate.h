@@ -196,6 +196,13 @@ int AcdArrayValidateRelations(struct AcdValidation* v, const struct AcdArrayNode
 // validated at DEFAULT and above.
 int AcdArrayValidateContent(struct AcdValidation* v, const struct AcdArrayNode* node);
 
+// FULL validation's fast passes (content_fast.c), tried before the slot-by-
+// slot loops of content.c: 1 when the array is certainly right (string and
+// binary offsets, and with utf8 their bytes; dictionary indices of dictionary
+// length `length`), 0 when only the loop can say.
+int AcdOffsetsContentFast(const struct AcdArrayNode* node, int width, int utf8);
+int AcdIndicesFast(const struct AcdArrayNode* node, int width, int is_unsigned, int64_t length);
+
 // ---- slot scans (slots.c) ---------------------------------------------
 
 // The passes over every slot that ts/validate/raw-shape.ts makes before
@@ -206,6 +213,10 @@ int AcdArrayValidateContent(struct AcdValidation* v, const struct AcdArrayNode* 
 // one before it (the first compared with none), or to + 1.
 int32_t AcdScanOffsets32(const int32_t* offsets, int32_t from, int32_t to, double limit);
 int32_t AcdScanOffsets64(const int64_t* offsets, int32_t from, int32_t to, double limit);
+
+// The first i in [from, to) whose dictionary index (width 1, 2, 4 or 8 bytes,
+// signed or not) is outside [0, length), or to; from for another width.
+int32_t AcdScanIndices(const void* indices, int width, int is_unsigned, int32_t from, int32_t to, double length);
 
 // A union's type ids and its children's lengths, written by TypeScript into
 // the one static table before a scan.

@@ -1,12 +1,14 @@
-// FULL validation of string and binary offsets (csrc/validate/content.c):
-// a fast pass (the offsets scanned in SIMD blocks, the bytes from the first
-// offset to the last checked as one UTF-8 text, every offset inside them at
-// the start of a character) accepts what the slot-by-slot loop accepts and
-// leaves everything else to it. Random arrays of every kind of wrong byte
-// and offset, held to a reference written here from the rule (offsets never
-// decrease and end at the last one; every valid slot's bytes are UTF-8, as
-// TextDecoder with fatal: true reads them): the same arrays refused, at the
-// same slot.
+// FULL validation's fast passes (csrc/validate/content.c): for string and
+// binary offsets (the offsets scanned in SIMD blocks, the bytes from the
+// first offset to the last checked as one UTF-8 text, every offset inside
+// them at the start of a character) and for dictionary indices (all of them,
+// null slots' too, scanned against the dictionary's length), each accepts
+// only what the slot-by-slot loop accepts and leaves everything else to it.
+// Random arrays of every kind of wrong byte, offset and index, held to a
+// reference written here from the rule (offsets never decrease and end at
+// the last one; every valid slot's bytes are UTF-8, as TextDecoder with
+// fatal: true reads them; every valid slot's index lies in the dictionary):
+// the same arrays refused, at the same slot.
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import type { ArrowCDevice } from '../ts/api.js';
 import type { RawArray } from '../ts/model/raw.js';
@@ -150,6 +152,85 @@ describe.each(KINDS)('%s at full validation', (_, type, width, utf8) => {
       offsets[i] = 3 * i - 4;
       expect(fullImport(t.field('s', type), rawOf(offsets, data, null, 0, n))).toContain(`expected offsets[${i}] in ${3 * i - 3}..${3 * n}`);
       offsets[i] = 3 * i;
+    }
+  });
+});
+
+const INDEX_TYPES = [t.int8(), t.uint8(), t.int16(), t.uint16(), t.int32(), t.uint32(), t.int64(), t.uint64()];
+
+describe.each(INDEX_TYPES.map((type) => [`${type.signed ? '' : 'u'}int${type.bitWidth}`, type] as const))('dictionary indices of %s at full validation', (_, indexType) => {
+  const width = indexType.bitWidth / 8;
+  function rawOf(indices: number[], valid: boolean[] | null, offset: number, length: number, dictionaryLength: number): RawArray {
+    const bytes = new Uint8Array(indices.length * width);
+    const view = new DataView(bytes.buffer);
+    indices.forEach((x, i) => {
+      if (width === 1) view.setUint8(i, x & 0xff);
+      else if (width === 2) view.setUint16(2 * i, x & 0xffff, true);
+      else if (width === 4) view.setUint32(4 * i, x >>> 0, true);
+      else view.setBigInt64(8 * i, BigInt(x), true);
+    });
+    const bitmap = valid === null ? null : new Uint8Array(Math.ceil(valid.length / 8));
+    valid?.forEach((v, i) => { if (v) bitmap![i >> 3]! |= 1 << (i & 7); });
+    const nulls = valid === null ? 0 : valid.slice(offset, offset + length).filter((v) => !v).length;
+    const dictionary: RawArray = { type: t.int32(), length: dictionaryLength, nullCount: 0, offset: 0, dictionary: null, children: [],
+      buffers: [null, new Uint8Array(Int32Array.from({ length: dictionaryLength }, (_, k) => k).buffer)] };
+    return { type: t.dictionary(indexType, t.int32()), length, nullCount: nulls, offset, dictionary, children: [], buffers: [bitmap, bytes] };
+  }
+  /** An index as the type reads it (the bytes rawOf writes). */
+  const asRead = (x: number) => {
+    if (width === 8) return indexType.signed ? x : x < 0 ? 2 ** 64 + x : x;
+    const bits = 8 * width;
+    const u = width === 4 ? x >>> 0 : x & ((1 << bits) - 1);
+    return indexType.signed && u >= 2 ** (bits - 1) ? u - 2 ** bits : u;
+  };
+
+  test('3,000 random arrays (indices past the dictionary, negative, or wrong only under nulls): refused as the rule says, at its slot', () => {
+    const next = seeded(width * 13 + (indexType.signed ? 1 : 0));
+    const start = acd.bytesAllocated();
+    let refused = 0;
+    let accepted = 0;
+    for (let c = 0; c < 3000; c++) {
+      const phys = next(150);
+      const offset = next(Math.min(phys, 10) + 1);
+      const length = phys - offset;
+      const dictionaryLength = [1, 5, 100, 127, 128, 255, 256][next(7)]!;
+      const valid = next(3) === 0 ? Array.from({ length: phys }, () => next(4) !== 0) : null;
+      const indices = Array.from({ length: phys }, () => next(dictionaryLength));
+      for (let k = next(3); k > 0 && phys > 0; k--) {
+        indices[next(phys)] = [dictionaryLength, dictionaryLength + next(50), -1, -128, 255, 65_535, -(2 ** 31), 2 ** 31 - 1][next(8)]!;
+      }
+      let want: string | null = null;
+      for (let i = offset; i < offset + length && want === null; i++) {
+        const x = asRead(indices[i]!);
+        if ((valid === null || valid[i]) && !(x >= 0 && x < dictionaryLength)) want = `expected 0 <= indices[${i}] < ${dictionaryLength} (the dictionary's length), found `;
+      }
+      const got = fullImport(t.field('d', t.dictionary(indexType, t.int32())), rawOf(indices, valid, offset, length, dictionaryLength));
+      if (want === null) {
+        expect(got).toBeNull();
+        accepted++;
+      } else {
+        expect(got).toContain(want);
+        refused++;
+      }
+    }
+    expect(accepted).toBeGreaterThan(600);
+    expect(refused).toBeGreaterThan(600);
+    expect(acd.bytesAllocated()).toBe(start);
+  });
+
+  test('100,000 slots: an index past the dictionary at the ends of the blocks and in the last slots, refused there; under a null slot, accepted', () => {
+    const n = 100_000;
+    const indices = Array.from({ length: n }, (_, i) => i % 100);
+    const valid = Array.from({ length: n }, () => true);
+    const field = t.field('d', t.dictionary(indexType, t.int32()));
+    expect(fullImport(field, rawOf(indices, null, 0, n, 100))).toBeNull();
+    for (const i of [0, 31, 32, 33, 64, 50_000, n - 2, n - 1]) {
+      indices[i] = 100;
+      expect(fullImport(field, rawOf(indices, null, 0, n, 100))).toContain(`expected 0 <= indices[${i}] < 100`);
+      valid[i] = false;
+      expect(fullImport(field, rawOf(indices, valid, 0, n, 100))).toBeNull();
+      valid[i] = true;
+      indices[i] = i % 100;
     }
   });
 });
