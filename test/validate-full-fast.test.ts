@@ -69,6 +69,45 @@ function fullImport(field: t.Field, raw: RawArray): string | null {
   }
 }
 
+/** The validity bitmap of `valid` (null: none) and the nulls of slots [offset, offset + length). */
+function bitmapOf(valid: boolean[] | null, offset: number, length: number): [Uint8Array | null, number] {
+  if (valid === null) return [null, 0];
+  const bitmap = new Uint8Array(Math.ceil(valid.length / 8));
+  valid.forEach((v, i) => { if (v) bitmap[i >> 3]! |= 1 << (i & 7); });
+  return [bitmap, valid.slice(offset, offset + length).filter((v) => !v).length];
+}
+
+/** A random case: its rule's verdict (null, or the part of the message naming the slot) and the import's message. */
+type Case = (next: (n: number) => number, phys: number, offset: number, length: number, valid: boolean[] | null) => [want: string | null, got: string | null];
+
+/**
+ * 3,000 random cases of up to `slots` slots (sliced, a third with nulls),
+ * each refused as the rule says or accepted; at least `accepted` and
+ * `refused` of each; nothing left allocated.
+ */
+function randomCases(seed: number, slots: number, one: Case, accepted: number, refused: number): void {
+  const next = seeded(seed);
+  const start = acd.bytesAllocated();
+  const seen = { accepted: 0, refused: 0 };
+  for (let c = 0; c < 3000; c++) {
+    const phys = next(slots);
+    const offset = next(Math.min(phys, 10) + 1);
+    const valid = next(3) === 0 ? Array.from({ length: phys }, () => next(4) !== 0) : null;
+    const [want, got] = one(next, phys, offset, phys - offset, valid);
+    if (want === null) {
+      expect(got).toBeNull();
+      seen.accepted++;
+    } else {
+      expect(got).toContain(want);
+      seen.refused++;
+    }
+  }
+  // Both ways, many times: the fast pass accepts, the slot-by-slot loop names.
+  expect(seen.accepted).toBeGreaterThan(accepted);
+  expect(seen.refused).toBeGreaterThan(refused);
+  expect(acd.bytesAllocated()).toBe(start);
+}
+
 const KINDS = [
   ['utf8', t.utf8(), 4, true],
   ['large_utf8', t.largeUtf8(), 8, true],
@@ -78,22 +117,12 @@ const KINDS = [
 describe.each(KINDS)('%s at full validation', (_, type, width, utf8) => {
   function rawOf(offsets: number[], data: Uint8Array, valid: boolean[] | null, offset: number, length: number): RawArray {
     const words = width === 4 ? new Uint8Array(Int32Array.from(offsets).buffer) : new Uint8Array(BigInt64Array.from(offsets.map(BigInt)).buffer);
-    const bitmap = valid === null ? null : new Uint8Array(Math.ceil(valid.length / 8));
-    valid?.forEach((v, i) => { if (v) bitmap![i >> 3]! |= 1 << (i & 7); });
-    const nulls = valid === null ? 0 : valid.slice(offset, offset + length).filter((v) => !v).length;
+    const [bitmap, nulls] = bitmapOf(valid, offset, length);
     return { type, length, nullCount: nulls, offset, dictionary: null, children: [], buffers: [bitmap, words, data] };
   }
 
   test('3,000 random arrays (wrong bytes, characters cut by an offset, wrong bytes under nulls, decreasing offsets): refused as the rule says, at its slot', () => {
-    const next = seeded(width * 7 + (utf8 ? 1 : 0));
-    const start = acd.bytesAllocated();
-    let refused = 0;
-    let accepted = 0;
-    for (let c = 0; c < 3000; c++) {
-      const phys = next(120);
-      const offset = next(Math.min(phys, 10) + 1);
-      const length = phys - offset;
-      const valid = next(3) === 0 ? Array.from({ length: phys }, () => next(4) !== 0) : null;
+    randomCases(width * 7 + (utf8 ? 1 : 0), 120, (next, phys, offset, length, valid) => {
       const bytes: number[] = [];
       const offsets = [0];
       for (let i = 0; i < phys; i++) {
@@ -111,20 +140,8 @@ describe.each(KINDS)('%s at full validation', (_, type, width, utf8) => {
         offsets[j] = next(2) === 0 ? bytes.length + 1 + next(5) : 0;
       }
       const data = new Uint8Array(bytes);
-      const want = reference(offsets, data, valid, offset, length, utf8);
-      const got = fullImport(t.field('s', type), rawOf(offsets, data, valid, offset, length));
-      if (want === null) {
-        expect(got).toBeNull();
-        accepted++;
-      } else {
-        expect(got).toContain(want);
-        refused++;
-      }
-    }
-    // Both ways, many times: the fast pass accepts, the slot-by-slot loop names.
-    expect(accepted).toBeGreaterThan(utf8 ? 400 : 1000);
-    expect(refused).toBeGreaterThan(utf8 ? 1500 : 200);
-    expect(acd.bytesAllocated()).toBe(start);
+      return [reference(offsets, data, valid, offset, length, utf8), fullImport(t.field('s', type), rawOf(offsets, data, valid, offset, length))];
+    }, utf8 ? 400 : 1000, utf8 ? 1500 : 200);
   });
 
   test('100,000 slots: a character cut, or a wrong byte, at the ends of the scan\'s blocks and at the last slots; under a null slot a wrong byte is accepted', () => {
@@ -169,9 +186,7 @@ describe.each(INDEX_TYPES.map((type) => [`${type.signed ? '' : 'u'}int${type.bit
       else if (width === 4) view.setUint32(4 * i, x >>> 0, true);
       else view.setBigInt64(8 * i, BigInt(x), true);
     });
-    const bitmap = valid === null ? null : new Uint8Array(Math.ceil(valid.length / 8));
-    valid?.forEach((v, i) => { if (v) bitmap![i >> 3]! |= 1 << (i & 7); });
-    const nulls = valid === null ? 0 : valid.slice(offset, offset + length).filter((v) => !v).length;
+    const [bitmap, nulls] = bitmapOf(valid, offset, length);
     const dictionary: RawArray = { type: t.int32(), length: dictionaryLength, nullCount: 0, offset: 0, dictionary: null, children: [],
       buffers: [null, new Uint8Array(Int32Array.from({ length: dictionaryLength }, (_, k) => k).buffer)] };
     return { type: t.dictionary(indexType, t.int32()), length, nullCount: nulls, offset, dictionary, children: [], buffers: [bitmap, bytes] };
@@ -185,16 +200,8 @@ describe.each(INDEX_TYPES.map((type) => [`${type.signed ? '' : 'u'}int${type.bit
   };
 
   test('3,000 random arrays (indices past the dictionary, negative, or wrong only under nulls): refused as the rule says, at its slot', () => {
-    const next = seeded(width * 13 + (indexType.signed ? 1 : 0));
-    const start = acd.bytesAllocated();
-    let refused = 0;
-    let accepted = 0;
-    for (let c = 0; c < 3000; c++) {
-      const phys = next(150);
-      const offset = next(Math.min(phys, 10) + 1);
-      const length = phys - offset;
+    randomCases(width * 13 + (indexType.signed ? 1 : 0), 150, (next, phys, offset, length, valid) => {
       const dictionaryLength = [1, 5, 100, 127, 128, 255, 256][next(7)]!;
-      const valid = next(3) === 0 ? Array.from({ length: phys }, () => next(4) !== 0) : null;
       const indices = Array.from({ length: phys }, () => next(dictionaryLength));
       for (let k = next(3); k > 0 && phys > 0; k--) {
         indices[next(phys)] = [dictionaryLength, dictionaryLength + next(50), -1, -128, 255, 65_535, -(2 ** 31), 2 ** 31 - 1][next(8)]!;
@@ -204,18 +211,8 @@ describe.each(INDEX_TYPES.map((type) => [`${type.signed ? '' : 'u'}int${type.bit
         const x = asRead(indices[i]!);
         if ((valid === null || valid[i]) && !(x >= 0 && x < dictionaryLength)) want = `expected 0 <= indices[${i}] < ${dictionaryLength} (the dictionary's length), found `;
       }
-      const got = fullImport(t.field('d', t.dictionary(indexType, t.int32())), rawOf(indices, valid, offset, length, dictionaryLength));
-      if (want === null) {
-        expect(got).toBeNull();
-        accepted++;
-      } else {
-        expect(got).toContain(want);
-        refused++;
-      }
-    }
-    expect(accepted).toBeGreaterThan(600);
-    expect(refused).toBeGreaterThan(600);
-    expect(acd.bytesAllocated()).toBe(start);
+      return [want, fullImport(t.field('d', t.dictionary(indexType, t.int32())), rawOf(indices, valid, offset, length, dictionaryLength))];
+    }, 600, 600);
   });
 
   test('100,000 slots: an index past the dictionary at the ends of the blocks and in the last slots, refused there; under a null slot, accepted', () => {
