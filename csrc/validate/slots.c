@@ -12,7 +12,8 @@
 // caller has checked that they lie inside the memory and are aligned for their
 // width. Slots in another memory are copied into acd_scan_scratch a part at a
 // time first (ts/abi/slot-scan.ts), which costs less than scanning them in
-// JavaScript.
+// JavaScript. FULL validation's fast passes (content_fast.c) use the offsets
+// scans and the dictionary indices scan here too.
 
 #include <string.h>
 

@@ -206,8 +206,9 @@ int AcdIndicesFast(const struct AcdArrayNode* node, int width, int is_unsigned, 
 // ---- slot scans (slots.c) ---------------------------------------------
 
 // The passes over every slot that ts/validate/raw-shape.ts makes before
-// apache-arrow reads an array, over buffers in the core's own memory. The
-// caller checks that the slots read lie in memory and are aligned.
+// apache-arrow reads an array, over buffers in the core's own memory, and
+// that FULL's fast passes make (content_fast.c). The caller checks that the
+// slots read lie in memory and are aligned.
 
 // The first i in [from, to] whose offset is outside [0, limit] or below the
 // one before it (the first compared with none), or to + 1.
