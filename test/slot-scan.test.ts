@@ -12,7 +12,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, test } from '@jest/
 import * as arrow from 'apache-arrow';
 import { ArrowCDevice } from '../ts/api.js';
 import { ArrowCDeviceError } from '../ts/abi/errors.js';
-import type { SlotScan } from '../ts/abi/slot-scan.js';
+import type { SlotScan, SlotScanExports } from '../ts/abi/slot-scan.js';
 import type { RawArray } from '../ts/model/raw.js';
 import * as t from '../ts/model/types.js';
 import { checkShape } from '../ts/validate/raw-shape.js';
@@ -94,6 +94,27 @@ function compareBoth(raw: RawArray, { scan, calls }: ReturnType<typeof counting>
   return inTs !== null;
 }
 
+/**
+ * 3,000 seeded random raw arrays of up to `maxSlots` slots from slot 0 to
+ * `maxFrom` - 1, each made by `make` (the raw array and whether the core
+ * must have been called for it), checked both ways by compareBoth; more than
+ * `refused` of them refused.
+ */
+function compareMany(seed: number, maxSlots: number, maxFrom: number, refused: number,
+  make: (next: (n: number) => number, slots: number, from: number) => [raw: RawArray, scanned: boolean]): void {
+  mark();
+  const next = seeded(seed);
+  const counted = counting();
+  let failures = 0;
+  for (let c = 0; c < 3000; c++) {
+    const slots = next(maxSlots + 1);
+    const from = next(maxFrom);
+    const [raw, scanned] = make(next, slots, from);
+    if (compareBoth(raw, counted, scanned)) failures++;
+  }
+  expect(failures).toBeGreaterThan(refused);
+}
+
 /** The message checkShape throws, or null. */
 function messageOf(f: () => void): string | null {
   try {
@@ -138,14 +159,7 @@ describe.each(['core', 'elsewhere'] as const)('the core scans offsets as the Typ
   });
   for (const kind of ['list', 'large_list', 'map'] as const) {
     test(`${kind}: 3,000 arrays of 0 to 200 slots, sliced, each with a wrong offset anywhere or none: the same error both ways`, () => {
-      mark();
-      const next = seeded(kind.length * 7919 + where.length);
-      const counted = counting();
-      let scanned = 0;
-      let failures = 0;
-      for (let c = 0; c < 3000; c++) {
-        const slots = next(201);
-        const from = next(4);
+      compareMany(kind.length * 7919 + where.length, 200, 4, 1500, (next, slots, from) => {
         const limit = next(300);
         const o = ascending(next, from, slots, limit);
         const at = next(o.length + 1) - 1; // -1: leave every offset right
@@ -160,10 +174,8 @@ describe.each(['core', 'elsewhere'] as const)('the core scans offsets as the Typ
           ? { type: t.childFields(type)[0]!.type, length: limit, nullCount: 0, offset: 0, dictionary: null, buffers: [null],
             children: [leaf(t.int32(), limit, new Int32Array(limit)), leaf(t.int32(), limit, new Int32Array(limit))] }
           : leaf(t.int32(), limit, new Int32Array(limit));
-        const raw: RawArray = { type, length: slots, nullCount: 0, offset: from, dictionary: null, buffers: [null, inCore(entries, skew)], children: [child] };
-        if (compareBoth(raw, counted, true)) failures++;
-      }
-      expect(failures).toBeGreaterThan(1500);
+        return [{ type, length: slots, nullCount: 0, offset: from, dictionary: null, buffers: [null, inCore(entries, skew)], children: [child] }, true];
+      });
     });
   }
 
@@ -206,13 +218,7 @@ describe.each(['core', 'elsewhere'] as const)('the core scans union slots as the
   });
   for (const mode of ['dense', 'sparse'] as const) {
     test(`${mode}: 3,000 unions of 0 to 200 slots, with wrong type ids or offsets, repeated ids and missing children: the same error both ways`, () => {
-      mark();
-      const next = seeded((mode === 'dense' ? 17 : 29) + where.length);
-      const counted = counting();
-      let failures = 0;
-      for (let c = 0; c < 3000; c++) {
-        const slots = next(201);
-        const from = next(3);
+      compareMany((mode === 'dense' ? 17 : 29) + where.length, 200, 3, 1000, (next, slots, from) => {
         const phys = from + slots;
         // 1 to 4 children, ids from -3 to 126 or (half the unions: the core's shuffle path) from 0 to 15,
         // sometimes one repeated; sometimes one child fewer than ids. Dense children of 0 to 59 slots,
@@ -245,9 +251,8 @@ describe.each(['core', 'elsewhere'] as const)('the core scans union slots as the
           buffers: mode === 'dense' ? [inCore(ids), inCore(offsets)] : [inCore(ids)],
         };
         // (An empty union has no slots to scan.)
-        if (compareBoth(raw, counted, phys > 0)) failures++;
-      }
-      expect(failures).toBeGreaterThan(1000);
+        return [raw, phys > 0];
+      });
     });
   }
 
@@ -321,13 +326,7 @@ describe.each(['core', 'elsewhere'] as const)('the core scans binary views as th
   }
 
   test.each(['utf8_view', 'binary_view'] as const)('%s: 3,000 arrays of 0 to 300 slots, sliced, with nulls, each with a wrong view anywhere or none: the same error both ways', (kind) => {
-    mark();
-    const next = seeded(kind.length * 31 + where.length);
-    const counted = counting();
-    let failures = 0;
-    for (let c = 0; c < 3000; c++) {
-      const slots = next(301);
-      const from = next(10);
+    compareMany(kind.length * 31 + where.length, 300, 10, 1000, (next, slots, from) => {
       const phys = from + slots;
       // 1 to 6 variadic buffers (the core's blocks take 1 to 4).
       const lengths = Array.from({ length: 1 + next(6) }, () => next(80));
@@ -349,9 +348,8 @@ describe.each(['core', 'elsewhere'] as const)('the core scans binary views as th
         buffers: [validity === null ? null : inCore(validity), inCore(words), ...lengths.map((n) => inCore(new Uint8Array(n))),
           inCore(BigInt64Array.from(lengths, BigInt))],
       };
-      if (compareBoth(raw, counted, slots > 0)) failures++;
-    }
-    expect(failures).toBeGreaterThan(1000);
+      return [raw, slots > 0];
+    });
   });
 
   test('100,000 views: a wrong one at the ends of the scratch area\'s parts (2,048 views), with and without nulls', () => {
@@ -477,5 +475,39 @@ describe('imports check with the core scans, in both modes', () => {
       // Nothing was moved: the export is still the caller's.
       exported.release();
     }
+  });
+});
+
+describe('buffers of the core\'s memory that overlap the scans\' own table or scratch area', () => {
+  // The scans write both between checks: bytes checked there could change before apache-arrow reads them.
+  test('are refused by every scan, whatever their alignment; a buffer just past the scratch area or just before the table is scanned', () => {
+    const asm = (acd.core as unknown as { m: { asm: Required<SlotScanExports> } }).m.asm;
+    const scan = acd.core.slotScan!;
+    const memory = acd.core.memory.buffer;
+    const table = asm.acd_scan_table_address();
+    const scratch = asm.acd_scan_scratch_address();
+    const room = asm.acd_scan_scratch_bytes();
+    const overlaps = /^slot scan: a buffer at bytes \[\d+, \d+\) of the core's memory overlaps its scan area/;
+    // 36 bytes from `at` (ending inside the area when they start before it), as offsets, type ids, views or validity.
+    for (const at of [table, table + 8 * 128 + 1, table - 4, scratch, scratch + 1, scratch + room - 4, scratch - 8]) {
+      const bytes = new Uint8Array(memory, at, 36);
+      expect(() => scan.offsets(bytes, 4, 0, 8, 1000)).toThrow(overlaps);
+      expect(() => scan.union(bytes, null, 0, 8, [0], [8])).toThrow(overlaps);
+      expect(() => scan.union(new Uint8Array(memory, 8, 8), bytes, 0, 8, [0], [8])).toThrow(overlaps);
+      expect(() => scan.views(bytes, null, 0, 1, [10])).toThrow(overlaps);
+      expect(() => scan.views(new Uint8Array(memory, 16, 16), bytes, 0, 1, [10])).toThrow(overlaps);
+    }
+    for (const at of [scratch + room, table - 36]) {
+      const offsets = new Int32Array(memory, at, 9);
+      const saved = offsets.slice();
+      offsets.set([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(scan.offsets(offsets, 4, 0, 8, 8)).toBe(9);
+      offsets.set(saved);
+    }
+    // Through checkShape: a list whose offsets lie in the scratch area.
+    const list: RawArray = { type: t.list(t.int32()), length: 8, nullCount: 0, offset: 0, dictionary: null,
+      buffers: [null, new Uint8Array(memory, scratch + 64, 36)], children: [leaf(t.int32(), 1000, new Int32Array(1000))] };
+    expect(messageOf(() => checkShape(list, 'array', true, scan))).toMatch(overlaps);
+    freeAll();
   });
 });

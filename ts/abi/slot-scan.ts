@@ -1,11 +1,16 @@
 // The core's slot scans (csrc/validate/slots.c): the loops of
-// ts/validate/raw-shape.ts over every offset and union slot, run in wasm. A
-// JavaScript loop over a typed array costs 1.5 to 3.6 ns a slot here; these
-// run at 0.15 to 0.55 (issue 14: an import of the nested set spent nine
-// tenths of its time in those loops). Slots in the core's own memory are
-// scanned where they are; slots anywhere else (another module's memory, a
-// copy) are copied into the core's scratch area a part at a time first: the
-// copy and the scan cost less than the JavaScript loop.
+// ts/validate/raw-shape.ts over every offset, union slot and binary view, run
+// in wasm. A JavaScript loop over a typed array costs 1.5 to 3.6 ns a slot
+// here; these run at 0.05 to 0.17 (1.07 a binary view; issue 14: an import of
+// the nested set spent nine tenths of its time in those loops). Slots in the
+// core's own memory are scanned where they are; slots anywhere else (another
+// module's memory, a copy) are copied into the core's scratch area a part at a
+// time first: the copy and the scan cost less than the JavaScript loop. The
+// scans write their table and scratch area between checks: a buffer of the
+// core's memory that overlaps them (no producer owns them) is refused, or the
+// bytes apache-arrow reads could differ from the ones checked.
+
+import { ArrowCDeviceError, EINVAL } from './errors.js';
 
 /** The plain wasm exports behind a SlotScan (csrc/validate/bindings.cpp); a linked module may lack them. */
 export interface SlotScanExports {
@@ -46,6 +51,8 @@ export interface SlotScan {
 
 /** The most children a scanned union may have (ACD_SCAN_MAX_CHILDREN in csrc/validate/validate.h). */
 const MAX_CHILDREN = 128;
+/** sizeof(struct AcdScanTable): the children's lengths (doubles), their type ids, their count. */
+const TABLE_BYTES = 9 * MAX_CHILDREN + 4;
 
 /** A SlotScan over `memory` through a module's exports, or null when it lacks any of them. */
 export function slotScanOf(memory: WebAssembly.Memory, exports: SlotScanExports): SlotScan | null {
@@ -62,6 +69,16 @@ export function slotScanOf(memory: WebAssembly.Memory, exports: SlotScanExports)
   let bytes = new Uint8Array(0);
   /** The memory's bytes (a new view after it grew). */
   const heap = () => (bytes.buffer === memory.buffer ? bytes : (bytes = new Uint8Array(memory.buffer)));
+  /** Throws when a view of the memory overlaps the scans' table or scratch area, which the scans write. */
+  const guard = (v: ArrayBufferView | null) => {
+    if (v === null || v.buffer !== memory.buffer) return;
+    const start = v.byteOffset;
+    const end = start + v.byteLength;
+    if ((start < table + TABLE_BYTES && end > table) || (start < scratch + room && end > scratch)) {
+      throw new ArrowCDeviceError(`slot scan: a buffer at bytes [${start}, ${end}) of the core's memory overlaps its scan area `
+        + `(table at ${table}, scratch at ${scratch}, ${room} bytes), which no producer owns`, EINVAL);
+    }
+  };
   /** Whether v's bytes are in the memory, at an address `align` divides: scanned where they are. */
   const here = (v: ArrayBufferView, align: number) => v.buffer === memory.buffer && v.byteOffset % align === 0;
   /** Bytes [from, to) of v copied to the scratch area at `at` (never past its end: the core's data follows it). */
@@ -72,6 +89,7 @@ export function slotScanOf(memory: WebAssembly.Memory, exports: SlotScanExports)
 
   return {
     offsets(entries, width, from, to, limit) {
+      guard(entries);
       if (here(entries, width)) return scanOffsets(entries.byteOffset, width, from, to, limit);
       // Parts of `per` entries; each after the first starts with the last entry of the one before
       // (checked already), so that the scan compares every entry with the one before it.
@@ -88,6 +106,8 @@ export function slotScanOf(memory: WebAssembly.Memory, exports: SlotScanExports)
     union(ids, offsets, from, to, typeIds, lengths) {
       const n = typeIds.length;
       if (n > MAX_CHILDREN || lengths.length !== n) return null;
+      guard(ids);
+      guard(offsets);
       for (let k = 0; k < n; k++) if (!(typeIds[k]! >= -128 && typeIds[k]! < 128)) return null;
       const buffer = memory.buffer;
       new Float64Array(buffer, table, n).set(lengths);
@@ -112,6 +132,8 @@ export function slotScanOf(memory: WebAssembly.Memory, exports: SlotScanExports)
     views(views, validity, from, to, lengths) {
       const n = lengths.length;
       if (n > MAX_VARIADIC) return null;
+      guard(views);
+      guard(validity);
       // The buffers' lengths first in the scratch area, as doubles; in parts, then the views and their validity bytes.
       new Float64Array(memory.buffer, scratch, n).set(lengths);
       const bitmap = validity === null ? 0 : 1;
