@@ -227,14 +227,16 @@ function firstBadOffset(at: Float64Array, from: number, to: number, limit: numbe
 
 /** Each slot's type id one of the union's, and its dense offset (offsets not null) inside that child. */
 function checkUnionSlots(raw: RawArray, typeIds: readonly number[], ids: Ints, offsets: Ints | null, path: Path, slots: SlotScan | null): void {
-  // Child index by type id + 128 (-1 for none): an array lookup per slot, not
-  // a Map.get. As in a Map, a repeated id maps to its last child.
-  const childOf = new Int16Array(256).fill(-1);
-  typeIds.forEach((id, k) => { if (id >= -128 && id < 128) childOf[id + 128] = k; });
   // Child lengths by child index, -1 for a missing child, so that any offset into it fails.
   const lengths = typeIds.map((_, k) => raw.children[k]?.length ?? -1);
   const phys = raw.offset + raw.length;
   let i = slots !== null ? slots.union(ids, offsets, raw.offset, phys, typeIds, lengths) : null;
+  if (i === phys) return;
+  // Child index by type id + 128 (-1 for none): an array lookup per slot, not
+  // a Map.get. As in a Map, a repeated id maps to its last child. (Made for
+  // the loops below, or to name the child of the slot the core's scan found.)
+  const childOf = new Int16Array(256).fill(-1);
+  typeIds.forEach((id, k) => { if (id >= -128 && id < 128) childOf[id + 128] = k; });
   i ??= offsets === null ? firstBadId(ids as Int8Array, childOf, raw.offset, phys)
     : firstBadSlot(ids as Int8Array, offsets as Int32Array, childOf, Float64Array.from(lengths), raw.offset, phys);
   if (i === phys) return;
